@@ -1,0 +1,202 @@
+//! Semantic actions over AT-SPI: Action by name, EditableText, Value, Component focus and
+//! scrolling, Selection. Each says honestly when the element offers none of them.
+
+use cu_core::backend::SemanticAction;
+use cu_core::{Error, ErrorCode, Result};
+
+use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, SELECTION, TEXT, VALUE};
+use crate::translate;
+
+/// AT-SPI scroll type "anywhere".
+const SCROLL_ANYWHERE: u32 = 6;
+
+pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction) -> Result<()> {
+    match action {
+        SemanticAction::Invoke => {
+            do_named_action(atspi, obj, translate::invoke_rank, "press or activate").await
+        }
+        SemanticAction::Toggle => {
+            do_named_action(
+                atspi,
+                obj,
+                |n| match n.to_ascii_lowercase().as_str() {
+                    "toggle" | "check" | "uncheck" => Some(0),
+                    "click" | "press" => Some(1),
+                    _ => None,
+                },
+                "toggle",
+            )
+            .await
+        }
+        SemanticAction::Expand { .. } => {
+            do_named_action(
+                atspi,
+                obj,
+                |n| match n.to_ascii_lowercase().as_str() {
+                    "expand or contract" | "expand" | "collapse" | "showmenu" | "popup" => Some(0),
+                    "click" | "press" | "activate" => Some(1),
+                    _ => None,
+                },
+                "expand or collapse",
+            )
+            .await
+        }
+        SemanticAction::SetText { text } => set_text(atspi, obj, text).await,
+        SemanticAction::SetValue { value } => atspi
+            .set_property(
+                obj,
+                VALUE,
+                "CurrentValue",
+                zbus::zvariant::Value::F64(*value),
+            )
+            .await
+            .map_err(|e| not_supported_if_missing(e, "set a value (no Value interface)")),
+        SemanticAction::Focus => {
+            let ok: bool = atspi
+                .call(obj, COMPONENT, "GrabFocus", &())
+                .await
+                .map_err(|e| not_supported_if_missing(e, "take focus"))?;
+            ok.then_some(()).ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ActionFailed,
+                    "the element refused focus (GrabFocus returned false)",
+                )
+                .with_suggestion("Click the element instead.")
+            })
+        }
+        SemanticAction::ScrollIntoView => {
+            let _: bool = atspi
+                .call(obj, COMPONENT, "ScrollTo", &(SCROLL_ANYWHERE,))
+                .await
+                .map_err(|e| not_supported_if_missing(e, "scroll into view"))?;
+            Ok(())
+        }
+        SemanticAction::Select => select(atspi, obj).await,
+        _ => Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("{action:?} is not supported on Linux yet"),
+        )),
+    }
+}
+
+async fn do_named_action(
+    atspi: &Atspi,
+    obj: &ObjRef,
+    rank: impl Fn(&str) -> Option<u8>,
+    what: &str,
+) -> Result<()> {
+    let actions: Vec<(String, String, String)> = atspi
+        .call(obj, ACTION, "GetActions", &())
+        .await
+        .map_err(|e| not_supported_if_missing(e, what))?;
+    let best = actions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (name, _, _))| rank(name).map(|r| (r, i)))
+        .min();
+    let Some((_, index)) = best else {
+        let names: Vec<&str> = actions.iter().map(|(n, _, _)| n.as_str()).collect();
+        return Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!(
+                "the element offers no action to {what} (it offers: {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        )
+        .with_suggestion("Use a coordinate click at the element's centre, or another element."));
+    };
+    let ok: bool = atspi
+        .call(obj, ACTION, "DoAction", &(index as i32,))
+        .await?;
+    ok.then_some(()).ok_or_else(|| {
+        Error::new(
+            ErrorCode::ActionFailed,
+            format!("the application refused the action {:?}", actions[index].0),
+        )
+    })
+}
+
+async fn set_text(atspi: &Atspi, obj: &ObjRef, text: &str) -> Result<()> {
+    let ok: bool = atspi
+        .call(obj, EDITABLE_TEXT, "SetTextContents", &(text,))
+        .await
+        .map_err(|e| {
+            if e.code == ErrorCode::ActionNotSupported {
+                Error::new(
+                    ErrorCode::NotEditable,
+                    "the element has no EditableText interface (Chromium fields have none)",
+                )
+                .with_suggestion("Focus the field and type the text (gui_action focus, then type).")
+            } else {
+                e
+            }
+        })?;
+    if !ok {
+        return Err(Error::new(
+            ErrorCode::NotEditable,
+            "the application refused to set the text",
+        )
+        .with_suggestion("Focus the field and type the text instead."));
+    }
+    // Some toolkits answer true and change nothing (Firefox): read it back.
+    let count = atspi
+        .property(obj, TEXT, "CharacterCount")
+        .await
+        .ok()
+        .and_then(|v| i32::try_from(v).ok());
+    if let Some(count) = count {
+        let now: String = atspi
+            .call(obj, TEXT, "GetText", &(0i32, count))
+            .await
+            .unwrap_or_default();
+        if now != text {
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                "the application accepted the new text but did not apply it",
+            )
+            .with_suggestion("Focus the field and type the text instead."));
+        }
+    }
+    Ok(())
+}
+
+async fn select(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
+    let (parent, index) = tokio::join!(
+        atspi.property(obj, ACCESSIBLE, "Parent"),
+        atspi.call::<_, i32>(obj, ACCESSIBLE, "GetIndexInParent", &()),
+    );
+    let parent = parent
+        .ok()
+        .and_then(|v| <(String, zbus::zvariant::OwnedObjectPath)>::try_from(v).ok())
+        .map(|(bus, path)| ObjRef { bus, path });
+    if let (Some(parent), Ok(index)) = (parent, index) {
+        if let Ok(true) = atspi
+            .call::<_, bool>(&parent, SELECTION, "SelectChild", &(index,))
+            .await
+        {
+            return Ok(());
+        }
+    }
+    do_named_action(
+        atspi,
+        obj,
+        |n| (n.eq_ignore_ascii_case("select")).then_some(0),
+        "select",
+    )
+    .await
+}
+
+fn not_supported_if_missing(e: Error, what: &str) -> Error {
+    if e.code == ErrorCode::ActionNotSupported {
+        Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("the element cannot {what}: {}", e.message),
+        )
+    } else {
+        e
+    }
+}

@@ -1,0 +1,305 @@
+//! The AT-SPI tree layer: one connection to the accessibility bus, typed calls, applications
+//! and their top-level windows. The walk lives in [`walk`], semantic actions in [`act`].
+
+pub(crate) mod act;
+pub(crate) mod walk;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use cu_core::element::ElementIdentity;
+use cu_core::{Error, ErrorCode, Result};
+use serde::de::DeserializeOwned;
+use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue};
+use zbus::Connection;
+
+use crate::translate::AtspiStates;
+
+pub(crate) const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+pub(crate) const COMPONENT: &str = "org.a11y.atspi.Component";
+pub(crate) const ACTION: &str = "org.a11y.atspi.Action";
+pub(crate) const TEXT: &str = "org.a11y.atspi.Text";
+pub(crate) const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
+pub(crate) const VALUE: &str = "org.a11y.atspi.Value";
+pub(crate) const SELECTION: &str = "org.a11y.atspi.Selection";
+pub(crate) const APPLICATION: &str = "org.a11y.atspi.Application";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+const REGISTRY: &str = "org.a11y.atspi.Registry";
+const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+const NULL_PATH: &str = "/org/a11y/atspi/null";
+
+/// AT-SPI coordinate type: screen.
+pub(crate) const COORD_SCREEN: u32 = 0;
+
+/// A reference to one accessible object: the app's bus name and the object path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ObjRef {
+    pub bus: String,
+    pub path: OwnedObjectPath,
+}
+
+impl ObjRef {
+    pub(crate) fn is_null(&self) -> bool {
+        self.path.as_str() == NULL_PATH || self.bus.is_empty()
+    }
+
+    /// The identity stored in snapshots: `bus|path`.
+    pub(crate) fn identity(&self) -> ElementIdentity {
+        ElementIdentity(format!("{}|{}", self.bus, self.path.as_str()))
+    }
+
+    pub(crate) fn from_identity(id: &ElementIdentity) -> Result<ObjRef> {
+        let bad = || {
+            Error::new(
+                ErrorCode::ElementNotFound,
+                format!("{:?} is not an AT-SPI element identity", id.0),
+            )
+        };
+        let (bus, path) = id.0.split_once('|').ok_or_else(bad)?;
+        let path = OwnedObjectPath::try_from(path.to_owned()).map_err(|_| bad())?;
+        Ok(ObjRef {
+            bus: bus.to_owned(),
+            path,
+        })
+    }
+}
+
+/// A live connection to the accessibility bus.
+#[derive(Clone)]
+pub(crate) struct Atspi {
+    conn: Connection,
+    /// The accessibility bus address, part of the desktop instance marker.
+    pub address: String,
+}
+
+impl Atspi {
+    /// Connects to the accessibility bus: `AT_SPI_BUS_ADDRESS`, else `org.a11y.Bus.GetAddress` on
+    /// the session bus, else the `AT_SPI_BUS` X root-window property (given by the caller).
+    pub(crate) async fn connect(
+        explicit: Option<&str>,
+        session_bus: Option<&str>,
+        x_root_property: impl FnOnce() -> Option<String>,
+    ) -> Result<Atspi> {
+        let address = match explicit {
+            Some(a) => a.to_owned(),
+            None => match address_from_session_bus(session_bus).await {
+                Ok(a) => a,
+                Err(session_err) => x_root_property().ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::GuiUnavailable,
+                        format!("no AT-SPI bus found: {session_err}; no AT_SPI_BUS property on the X root window either"),
+                    )
+                    .with_suggestion(
+                        "Run inside the desktop session with accessibility on (at-spi2-core installed, \
+                         `gsettings set org.gnome.desktop.interface toolkit-accessibility true`).",
+                    )
+                })?,
+            },
+        };
+        let conn = zbus::connection::Builder::address(address.as_str())
+            .and_then(|b| Ok(b.method_timeout(Duration::from_secs(3))))
+            .map_err(|e| unavailable(format!("bad AT-SPI bus address {address:?}: {e}")))?
+            .build()
+            .await
+            .map_err(|e| {
+                unavailable(format!(
+                    "cannot connect to the AT-SPI bus at {address}: {e}"
+                ))
+            })?;
+        Ok(Atspi { conn, address })
+    }
+
+    /// One method call, deserialized.
+    pub(crate) async fn call<B, R>(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + zbus::zvariant::Type,
+    {
+        let msg = self
+            .conn
+            .call_method(
+                Some(obj.bus.as_str()),
+                obj.path.as_str(),
+                Some(iface),
+                method,
+                body,
+            )
+            .await
+            .map_err(|e| dbus_error(e, obj, method))?;
+        msg.body().deserialize::<R>().map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
+            )
+        })
+    }
+
+    pub(crate) async fn property(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        name: &str,
+    ) -> Result<OwnedValue> {
+        self.call(obj, PROPERTIES, "Get", &(iface, name)).await
+    }
+
+    pub(crate) async fn properties(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+    ) -> Result<HashMap<String, OwnedValue>> {
+        self.call(obj, PROPERTIES, "GetAll", &(iface,)).await
+    }
+
+    pub(crate) async fn set_property(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        name: &str,
+        value: zbus::zvariant::Value<'_>,
+    ) -> Result<()> {
+        self.call::<_, ()>(obj, PROPERTIES, "Set", &(iface, name, value))
+            .await
+    }
+
+    pub(crate) async fn children(&self, obj: &ObjRef) -> Result<Vec<ObjRef>> {
+        let refs: Vec<(String, OwnedObjectPath)> =
+            self.call(obj, ACCESSIBLE, "GetChildren", &()).await?;
+        Ok(refs
+            .into_iter()
+            .map(|(bus, path)| ObjRef { bus, path })
+            .filter(|r| !r.is_null())
+            .collect())
+    }
+
+    pub(crate) async fn role(&self, obj: &ObjRef) -> Result<u32> {
+        self.call(obj, ACCESSIBLE, "GetRole", &()).await
+    }
+
+    pub(crate) async fn states(&self, obj: &ObjRef) -> Result<AtspiStates> {
+        let words: Vec<u32> = self.call(obj, ACCESSIBLE, "GetState", &()).await?;
+        Ok(AtspiStates::from_words(&words))
+    }
+
+    pub(crate) async fn name(&self, obj: &ObjRef) -> Result<String> {
+        let v = self.property(obj, ACCESSIBLE, "Name").await?;
+        Ok(String::try_from(v).unwrap_or_default())
+    }
+
+    pub(crate) async fn extents(&self, obj: &ObjRef) -> Result<(i32, i32, i32, i32)> {
+        self.call(obj, COMPONENT, "GetExtents", &(COORD_SCREEN,))
+            .await
+    }
+
+    /// The desktop root of the registry.
+    pub(crate) fn desktop() -> ObjRef {
+        ObjRef {
+            bus: REGISTRY.to_owned(),
+            path: OwnedObjectPath::try_from(ROOT_PATH).unwrap_or_default(),
+        }
+    }
+
+    /// The process id behind a bus name.
+    pub(crate) async fn pid_of(&self, bus: &str) -> Option<u32> {
+        let dbus = ObjRef {
+            bus: "org.freedesktop.DBus".into(),
+            path: OwnedObjectPath::try_from("/org/freedesktop/DBus").ok()?,
+        };
+        self.call(
+            &dbus,
+            "org.freedesktop.DBus",
+            "GetConnectionUnixProcessID",
+            &(bus,),
+        )
+        .await
+        .ok()
+    }
+
+    /// Whether the app's extents are window-relative (GTK 4) rather than screen coordinates.
+    pub(crate) async fn extents_are_window_relative(&self, app: &ObjRef) -> bool {
+        let Ok(props) = self.properties(app, APPLICATION).await else {
+            return false;
+        };
+        let text = |k: &str| {
+            props
+                .get(k)
+                .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+                .unwrap_or_default()
+        };
+        text("ToolkitName").eq_ignore_ascii_case("gtk") && text("Version").starts_with('4')
+    }
+}
+
+async fn address_from_session_bus(
+    session_bus: Option<&str>,
+) -> std::result::Result<String, String> {
+    let conn = match session_bus {
+        Some(addr) => zbus::connection::Builder::address(addr)
+            .map_err(|e| e.to_string())?
+            .build()
+            .await
+            .map_err(|e| format!("session bus {addr}: {e}"))?,
+        None => return Err("DBUS_SESSION_BUS_ADDRESS is not set".into()),
+    };
+    let reply = conn
+        .call_method(
+            Some("org.a11y.Bus"),
+            "/org/a11y/bus",
+            Some("org.a11y.Bus"),
+            "GetAddress",
+            &(),
+        )
+        .await
+        .map_err(|e| format!("org.a11y.Bus.GetAddress: {e}"))?;
+    reply
+        .body()
+        .deserialize::<String>()
+        .map_err(|e| e.to_string())
+}
+
+fn unavailable(message: String) -> Error {
+    Error::new(ErrorCode::GuiUnavailable, message)
+}
+
+/// Maps a D-Bus failure to our codes: a vanished peer or object is "not found", a timeout is
+/// retryable, anything else is an action failure.
+pub(crate) fn dbus_error(e: zbus::Error, obj: &ObjRef, method: &str) -> Error {
+    let text = e.to_string();
+    if let zbus::Error::MethodError(name, _, _) = &e {
+        let name = name.as_str();
+        if name.ends_with("ServiceUnknown") || name.ends_with("UnknownObject") {
+            return Error::new(
+                ErrorCode::ElementNotFound,
+                format!("the element {} of {} is gone", obj.path.as_str(), obj.bus),
+            );
+        }
+        if name.ends_with("UnknownMethod") || name.ends_with("UnknownInterface") {
+            return Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("{method} is not offered by {} ({name})", obj.path.as_str()),
+            );
+        }
+        if name.ends_with("NoReply") || name.ends_with("Timeout") {
+            return Error::new(
+                ErrorCode::Timeout,
+                format!("{method} on {} timed out: {text}", obj.bus),
+            );
+        }
+    }
+    if matches!(e, zbus::Error::InputOutput(_)) || text.contains("timed out") {
+        return Error::new(
+            ErrorCode::Timeout,
+            format!("{method} on {}: {text}", obj.bus),
+        );
+    }
+    Error::new(
+        ErrorCode::ActionFailed,
+        format!("{method} on {}: {text}", obj.path.as_str()),
+    )
+}

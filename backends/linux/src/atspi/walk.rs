@@ -1,0 +1,466 @@
+//! The snapshot walk: every call of every known node in flight at once, bounded.
+//!
+//! A node costs two dependent rounds of D-Bus calls (its own properties, then its children,
+//! actions and text, which depend on what the first round said). Instead of walking level by
+//! level, up to [`IN_FLIGHT`] nodes are fetched concurrently and each finished node schedules its
+//! children at once, so the bus and the app never wait on our round trips. The walk stops at the
+//! node limit, the depth limit or the time budget, and reports what it left out. Containers with
+//! very many children (a 10 000-row list) are read only up to [`MAX_CHILDREN_READ`], through
+//! `GetChildAtIndex`, so the app is never asked to build accessibles for every row.
+
+use std::collections::{HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use cu_core::element::{ActionKind, Node, SnapshotOptions, Truncation, TruncationReason};
+use cu_core::geometry::{Point, Rect};
+use cu_core::role::Role;
+use cu_core::Result;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+
+use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, TEXT, VALUE};
+use crate::translate::{self, atspi_state, AtspiStates};
+
+/// Nodes fetched concurrently.
+const IN_FLIGHT: usize = 96;
+/// Children read per container at most.
+pub(crate) const MAX_CHILDREN_READ: i32 = 400;
+/// Longest text read per node, in characters.
+const MAX_TEXT_CHARS: i32 = 2000;
+
+/// How to place extents in the window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Placement {
+    /// The window's screen origin (subtracted from screen extents).
+    pub origin: Point,
+    /// The toolkit reports window-relative extents already (GTK 4).
+    pub window_relative: bool,
+}
+
+impl Placement {
+    fn bounds(&self, (x, y, w, h): (i32, i32, i32, i32)) -> Option<Rect> {
+        if w <= 0 && h <= 0 || x == i32::MIN {
+            return None;
+        }
+        let r = Rect::new(x, y, w.max(0), h.max(0));
+        Some(if self.window_relative {
+            r
+        } else {
+            r.relative_to(self.origin)
+        })
+    }
+}
+
+struct Fetched {
+    obj: ObjRef,
+    parent: Option<u32>,
+    depth: u32,
+    node: Node,
+    children: Vec<ObjRef>,
+    omitted_children: u32,
+}
+
+struct Pending {
+    obj: ObjRef,
+    parent: Option<u32>,
+    depth: u32,
+}
+
+/// Walks the subtree under `root`.
+pub(crate) async fn walk(
+    atspi: &Atspi,
+    root: ObjRef,
+    placement: Placement,
+    opts: &SnapshotOptions,
+) -> Result<(Vec<Node>, Option<Truncation>)> {
+    let deadline = Instant::now() + Duration::from_millis(opts.time_budget_ms);
+    let max_nodes = opts.max_nodes.max(1) as usize;
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut children_of: Vec<Vec<u32>> = Vec::new();
+    let mut seen: HashSet<ObjRef> = HashSet::new();
+    let mut queue: VecDeque<Pending> = VecDeque::new();
+    let mut in_flight = FuturesUnordered::new();
+    let mut truncation: Option<TruncationReason> = None;
+    let mut omitted: u32 = 0;
+    let mut root_error = None;
+
+    seen.insert(root.clone());
+    queue.push_back(Pending {
+        obj: root,
+        parent: None,
+        depth: 0,
+    });
+
+    loop {
+        while in_flight.len() < IN_FLIGHT {
+            let Some(p) = queue.pop_front() else { break };
+            in_flight.push(fetch(atspi, p, placement, opts.read_text));
+        }
+        if in_flight.is_empty() {
+            break;
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let next = match tokio::time::timeout(remaining, in_flight.next()).await {
+            Ok(Some(result)) => result,
+            Ok(None) => break,
+            Err(_) => {
+                truncation.get_or_insert(TruncationReason::TimeBudget);
+                omitted += (in_flight.len() + queue.len()) as u32;
+                break;
+            }
+        };
+        let fetched = match next {
+            Ok(f) => f,
+            Err((parent, e)) => {
+                if parent.is_none() {
+                    root_error = Some(e);
+                    break;
+                }
+                // A child vanished mid-walk or did not answer: leave it out, say so.
+                tracing::debug!("node skipped: {e}");
+                truncation.get_or_insert(TruncationReason::Unresponsive);
+                omitted += 1;
+                continue;
+            }
+        };
+        let index = nodes.len() as u32;
+        let mut node = fetched.node;
+        node.parent = fetched.parent;
+        node.omitted_children = fetched.omitted_children;
+        if fetched.omitted_children > 0 {
+            truncation.get_or_insert(TruncationReason::NodeLimit);
+            omitted += fetched.omitted_children;
+        }
+        if let Some(parent) = fetched.parent {
+            children_of[parent as usize].push(index);
+        }
+        nodes.push(node);
+        children_of.push(Vec::new());
+        let depth_ok = opts.max_depth.is_none_or(|d| fetched.depth < d);
+        let mut cut = 0u32;
+        for child in fetched.children {
+            if !seen.insert(child.clone()) {
+                continue;
+            }
+            if !depth_ok {
+                truncation.get_or_insert(TruncationReason::DepthLimit);
+                cut += 1;
+            } else if nodes.len() + in_flight.len() + queue.len() >= max_nodes {
+                truncation.get_or_insert(TruncationReason::NodeLimit);
+                cut += 1;
+            } else {
+                queue.push_back(Pending {
+                    obj: child,
+                    parent: Some(index),
+                    depth: fetched.depth + 1,
+                });
+            }
+        }
+        if cut > 0 {
+            nodes[index as usize].omitted_children += cut;
+            omitted += cut;
+        }
+        let _ = fetched.obj;
+    }
+    if let Some(e) = root_error {
+        return Err(e);
+    }
+    for (node, kids) in nodes.iter_mut().zip(children_of) {
+        node.children = kids;
+    }
+    let nodes = into_preorder(nodes);
+    Ok((
+        nodes,
+        truncation.map(|reason| Truncation { reason, omitted }),
+    ))
+}
+
+/// Reorders a tree whose nodes were numbered in arrival order into pre-order, renumbering links.
+fn into_preorder(nodes: Vec<Node>) -> Vec<Node> {
+    if nodes.is_empty() {
+        return nodes;
+    }
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![0u32];
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(nodes[i as usize].children.iter().rev());
+    }
+    let mut new_index = vec![u32::MAX; nodes.len()];
+    for (new, old) in order.iter().enumerate() {
+        new_index[*old as usize] = new as u32;
+    }
+    let mut slots: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|old| slots[*old as usize].take())
+        .map(|mut n| {
+            n.parent = n.parent.map(|p| new_index[p as usize]);
+            for c in &mut n.children {
+                *c = new_index[*c as usize];
+            }
+            n
+        })
+        .collect()
+}
+
+type FetchResult = std::result::Result<Fetched, (Option<u32>, cu_core::Error)>;
+
+async fn fetch(atspi: &Atspi, p: Pending, placement: Placement, read_text: bool) -> FetchResult {
+    let parent = p.parent;
+    fetch_inner(atspi, p, placement, read_text)
+        .await
+        .map_err(|e| (parent, e))
+}
+
+async fn fetch_inner(
+    atspi: &Atspi,
+    p: Pending,
+    placement: Placement,
+    read_text: bool,
+) -> Result<Fetched> {
+    let obj = &p.obj;
+    // Round 1: what the node is.
+    let (props, role, states, ifaces, extents) = tokio::join!(
+        atspi.properties(obj, ACCESSIBLE),
+        atspi.role(obj),
+        atspi.states(obj),
+        atspi.call::<_, Vec<String>>(obj, ACCESSIBLE, "GetInterfaces", &()),
+        atspi.extents(obj),
+    );
+    let props = props?;
+    let atspi_role = role?;
+    let states = states.unwrap_or_default();
+    let ifaces = ifaces.unwrap_or_default();
+    let has = |name: &str| ifaces.iter().any(|i| i == name);
+    let child_count = props
+        .get("ChildCount")
+        .and_then(|v| i32::try_from(v).ok())
+        .unwrap_or(0);
+    let role = translate::role(atspi_role, states);
+
+    let mut node = Node::new(role, obj.identity());
+    node.name = prop_text(&props, "Name");
+    if placement.window_relative && role.is_interactive() {
+        let collapsed = translate::collapse_doubled_name(&node.name);
+        if collapsed.len() != node.name.len() {
+            node.name = collapsed.to_owned();
+        }
+    }
+    node.description = Some(prop_text(&props, "Description")).filter(|d| !d.is_empty());
+    node.toolkit_id = Some(prop_text(&props, "AccessibleId")).filter(|d| !d.is_empty());
+    node.states = translate::states(states);
+    node.bounds = extents.ok().and_then(|e| placement.bounds(e));
+
+    // Round 2: children, actions, text and value, all at once.
+    let want_text = read_text && has(TEXT) && translate::reads_text(role);
+    let want_value = has(VALUE)
+        && matches!(
+            role,
+            Role::Slider | Role::SpinButton | Role::ProgressBar | Role::ScrollBar
+        );
+    let manages = states.has(atspi_state::MANAGES_DESCENDANTS);
+    let (children, actions, text, value) = tokio::join!(
+        read_children(atspi, obj, child_count, manages),
+        async {
+            if has(ACTION) {
+                atspi
+                    .call::<_, Vec<(String, String, String)>>(obj, ACTION, "GetActions", &())
+                    .await
+                    .ok()
+            } else {
+                None
+            }
+        },
+        async {
+            if want_text {
+                read_text_content(atspi, obj).await
+            } else {
+                None
+            }
+        },
+        async {
+            if want_value {
+                atspi
+                    .property(obj, VALUE, "CurrentValue")
+                    .await
+                    .ok()
+                    .and_then(|v| f64::try_from(v).ok())
+            } else {
+                None
+            }
+        },
+    );
+    let (children, omitted_children) = children;
+    node.actions = derive_actions(
+        role,
+        &ifaces,
+        actions.as_deref().unwrap_or_default(),
+        states,
+    );
+    node.value = match (text, value) {
+        (Some(t), _) if t != node.name => Some(t),
+        (_, Some(v)) => Some(format_number(v)),
+        _ => None,
+    };
+    Ok(Fetched {
+        obj: p.obj,
+        parent: p.parent,
+        depth: p.depth,
+        node,
+        children,
+        omitted_children,
+    })
+}
+
+async fn read_children(
+    atspi: &Atspi,
+    obj: &ObjRef,
+    count: i32,
+    _manages: bool,
+) -> (Vec<ObjRef>, u32) {
+    if count <= 0 {
+        return (Vec::new(), 0);
+    }
+    if count <= MAX_CHILDREN_READ {
+        return (atspi.children(obj).await.unwrap_or_default(), 0);
+    }
+    // Very many children: ask for the first ones one by one, never for all of them.
+    let calls = (0..MAX_CHILDREN_READ).map(|i| async move {
+        atspi
+            .call::<_, (String, OwnedObjectPath)>(obj, ACCESSIBLE, "GetChildAtIndex", &(i,))
+            .await
+            .ok()
+            .map(|(bus, path)| ObjRef { bus, path })
+            .filter(|r| !r.is_null())
+    });
+    let kids: Vec<ObjRef> = futures_util::future::join_all(calls)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    (kids, (count - MAX_CHILDREN_READ) as u32)
+}
+
+async fn read_text_content(atspi: &Atspi, obj: &ObjRef) -> Option<String> {
+    // GTK 4 answers GetText(0, -1) with "": ask for the character count first.
+    let count = atspi
+        .property(obj, TEXT, "CharacterCount")
+        .await
+        .ok()
+        .and_then(|v| i32::try_from(v).ok())?;
+    if count <= 0 {
+        return None;
+    }
+    let text: String = atspi
+        .call(obj, TEXT, "GetText", &(0i32, count.min(MAX_TEXT_CHARS)))
+        .await
+        .ok()?;
+    let text = text.replace('\u{fffc}', "");
+    (!text.trim().is_empty()).then_some(text)
+}
+
+fn prop_text(props: &std::collections::HashMap<String, OwnedValue>, key: &str) -> String {
+    props
+        .get(key)
+        .and_then(|v| v.try_clone().ok())
+        .and_then(|v| String::try_from(v).ok())
+        .unwrap_or_default()
+}
+
+fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// What the element offers, from its interfaces, actions and states.
+fn derive_actions(
+    role: Role,
+    ifaces: &[String],
+    actions: &[(String, String, String)],
+    states: AtspiStates,
+) -> Vec<ActionKind> {
+    let mut out: Vec<ActionKind> = Vec::new();
+    let mut add = |k: ActionKind| {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    };
+    for (name, _, _) in actions {
+        if let Some(kind) = translate::action_kind(name) {
+            add(kind);
+        }
+    }
+    let has = |name: &str| ifaces.iter().any(|i| i == name);
+    if has(super::EDITABLE_TEXT) && (states.has(atspi_state::EDITABLE) || role.is_editable_text()) {
+        add(ActionKind::SetText);
+    }
+    if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton) {
+        add(ActionKind::SetValue);
+    }
+    if states.has(atspi_state::FOCUSABLE) {
+        add(ActionKind::Focus);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cu_core::element::ElementIdentity;
+
+    fn node(children: &[u32], parent: Option<u32>) -> Node {
+        let mut n = Node::new(Role::Group, ElementIdentity(format!("{children:?}")));
+        n.children = children.to_vec();
+        n.parent = parent;
+        n
+    }
+
+    #[test]
+    fn arrival_order_becomes_preorder() {
+        // Arrival (BFS): 0 root -> [1, 2]; 1 -> [3]; 2 -> [].
+        let nodes = vec![
+            node(&[1, 2], None),
+            node(&[3], Some(0)),
+            node(&[], Some(0)),
+            node(&[], Some(1)),
+        ];
+        let ids: Vec<String> = nodes.iter().map(|n| n.identity.0.clone()).collect();
+        let out = into_preorder(nodes);
+        let out_ids: Vec<String> = out.iter().map(|n| n.identity.0.clone()).collect();
+        assert_eq!(
+            out_ids,
+            vec![
+                ids[0].clone(),
+                ids[1].clone(),
+                ids[3].clone(),
+                ids[2].clone()
+            ]
+        );
+        assert_eq!(out[0].children, vec![1, 3]);
+        assert_eq!(out[1].children, vec![2]);
+        assert_eq!(out[2].parent, Some(1));
+        assert_eq!(out[3].parent, Some(0));
+    }
+
+    #[test]
+    fn placement_converts_screen_extents() {
+        let screen = Placement {
+            origin: Point::new(100, 50),
+            window_relative: false,
+        };
+        assert_eq!(
+            screen.bounds((110, 60, 5, 5)),
+            Some(Rect::new(10, 10, 5, 5))
+        );
+        let gtk4 = Placement {
+            origin: Point::new(100, 50),
+            window_relative: true,
+        };
+        assert_eq!(gtk4.bounds((10, 10, 5, 5)), Some(Rect::new(10, 10, 5, 5)));
+        assert_eq!(screen.bounds((0, 0, 0, 0)), None);
+    }
+}

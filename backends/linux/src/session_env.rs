@@ -1,0 +1,69 @@
+//! Where the desktop is: `DISPLAY`, the session bus and the session type, recovered from the
+//! systemd user environment when this process started outside the graphical session (a worker
+//! started by systemd, an agent launched from a TTY).
+
+use std::collections::HashMap;
+use std::process::Command;
+
+/// The variables a GUI call needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SessionEnv {
+    pub display: Option<String>,
+    pub wayland_display: Option<String>,
+    pub session_type: Option<String>,
+    pub session_bus: Option<String>,
+    pub a11y_bus: Option<String>,
+    /// Where the values came from: `process` or `systemd --user`.
+    pub source: &'static str,
+}
+
+impl SessionEnv {
+    /// Reads the process environment, then fills gaps from `systemctl --user show-environment`.
+    pub(crate) fn discover() -> SessionEnv {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let mut env = SessionEnv {
+            display: var("DISPLAY"),
+            wayland_display: var("WAYLAND_DISPLAY"),
+            session_type: var("XDG_SESSION_TYPE"),
+            session_bus: var("DBUS_SESSION_BUS_ADDRESS"),
+            a11y_bus: var("AT_SPI_BUS_ADDRESS"),
+            source: "process",
+        };
+        if env.display.is_none() && env.wayland_display.is_none() {
+            if let Some(recovered) = systemd_user_environment() {
+                env.fill_from(&recovered);
+            }
+        }
+        env
+    }
+
+    fn fill_from(&mut self, vars: &HashMap<String, String>) {
+        let get = |k: &str| vars.get(k).filter(|v| !v.is_empty()).cloned();
+        let before = self.clone();
+        self.display = self.display.take().or_else(|| get("DISPLAY"));
+        self.wayland_display = self
+            .wayland_display
+            .take()
+            .or_else(|| get("WAYLAND_DISPLAY"));
+        self.session_type = self.session_type.take().or_else(|| get("XDG_SESSION_TYPE"));
+        self.session_bus = self
+            .session_bus
+            .take()
+            .or_else(|| get("DBUS_SESSION_BUS_ADDRESS"));
+        if *self != before {
+            self.source = "systemd --user";
+        }
+    }
+}
+
+fn systemd_user_environment() -> Option<HashMap<String, String>> {
+    let out = Command::new("systemctl")
+        .args(["--user", "show-environment"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| crate::translate::parse_env_lines(&String::from_utf8_lossy(&out.stdout)))
+}

@@ -1,0 +1,474 @@
+//! Pure translation from AT-SPI's vocabulary into `cu-core`'s: roles, states, action names.
+//!
+//! The numbers are AT-SPI's `AtspiRole` and `AtspiStateType` (at-spi2-core
+//! `atspi-constants.h`), checked against python3-pyatspi 2.46 on the test desktop.
+//! Nothing here touches D-Bus, so it is tested on every platform.
+
+use cu_core::element::{ActionKind, State, StateSet};
+use cu_core::role::Role;
+
+/// AT-SPI role numbers this module names explicitly.
+pub mod atspi_role {
+    #![allow(missing_docs)]
+    pub const ALERT: u32 = 2;
+    pub const CANVAS: u32 = 6;
+    pub const CHECK_BOX: u32 = 7;
+    pub const CHECK_MENU_ITEM: u32 = 8;
+    pub const COLUMN_HEADER: u32 = 10;
+    pub const COMBO_BOX: u32 = 11;
+    pub const DIALOG: u32 = 16;
+    pub const DRAWING_AREA: u32 = 18;
+    pub const FILE_CHOOSER: u32 = 19;
+    pub const FILLER: u32 = 20;
+    pub const FRAME: u32 = 23;
+    pub const ICON: u32 = 26;
+    pub const IMAGE: u32 = 27;
+    pub const INTERNAL_FRAME: u32 = 28;
+    pub const LABEL: u32 = 29;
+    pub const LIST: u32 = 31;
+    pub const LIST_ITEM: u32 = 32;
+    pub const MENU: u32 = 33;
+    pub const MENU_BAR: u32 = 34;
+    pub const MENU_ITEM: u32 = 35;
+    pub const OPTION_PANE: u32 = 36;
+    pub const PAGE_TAB: u32 = 37;
+    pub const PAGE_TAB_LIST: u32 = 38;
+    pub const PANEL: u32 = 39;
+    pub const PASSWORD_TEXT: u32 = 40;
+    pub const POPUP_MENU: u32 = 41;
+    pub const PROGRESS_BAR: u32 = 42;
+    pub const PUSH_BUTTON: u32 = 43;
+    pub const RADIO_BUTTON: u32 = 44;
+    pub const RADIO_MENU_ITEM: u32 = 45;
+    pub const ROOT_PANE: u32 = 46;
+    pub const ROW_HEADER: u32 = 47;
+    pub const SCROLL_BAR: u32 = 48;
+    pub const SCROLL_PANE: u32 = 49;
+    pub const SEPARATOR: u32 = 50;
+    pub const SLIDER: u32 = 51;
+    pub const SPIN_BUTTON: u32 = 52;
+    pub const SPLIT_PANE: u32 = 53;
+    pub const STATUS_BAR: u32 = 54;
+    pub const TABLE: u32 = 55;
+    pub const TABLE_CELL: u32 = 56;
+    pub const TABLE_COLUMN_HEADER: u32 = 57;
+    pub const TABLE_ROW_HEADER: u32 = 58;
+    pub const TEAROFF_MENU_ITEM: u32 = 59;
+    pub const TERMINAL: u32 = 60;
+    pub const TEXT: u32 = 61;
+    pub const TOGGLE_BUTTON: u32 = 62;
+    pub const TOOL_BAR: u32 = 63;
+    pub const TOOL_TIP: u32 = 64;
+    pub const TREE: u32 = 65;
+    pub const TREE_TABLE: u32 = 66;
+    pub const UNKNOWN: u32 = 67;
+    pub const VIEWPORT: u32 = 68;
+    pub const WINDOW: u32 = 69;
+    pub const HEADER: u32 = 71;
+    pub const FOOTER: u32 = 72;
+    pub const PARAGRAPH: u32 = 73;
+    pub const APPLICATION: u32 = 75;
+    pub const AUTOCOMPLETE: u32 = 76;
+    pub const EDITBAR: u32 = 77;
+    pub const EMBEDDED: u32 = 78;
+    pub const ENTRY: u32 = 79;
+    pub const CAPTION: u32 = 81;
+    pub const DOCUMENT_FRAME: u32 = 82;
+    pub const HEADING: u32 = 83;
+    pub const PAGE: u32 = 84;
+    pub const SECTION: u32 = 85;
+    pub const REDUNDANT_OBJECT: u32 = 86;
+    pub const FORM: u32 = 87;
+    pub const LINK: u32 = 88;
+    pub const TABLE_ROW: u32 = 90;
+    pub const TREE_ITEM: u32 = 91;
+    pub const DOCUMENT_SPREADSHEET: u32 = 92;
+    pub const DOCUMENT_PRESENTATION: u32 = 93;
+    pub const DOCUMENT_TEXT: u32 = 94;
+    pub const DOCUMENT_WEB: u32 = 95;
+    pub const DOCUMENT_EMAIL: u32 = 96;
+    pub const COMMENT: u32 = 97;
+    pub const LIST_BOX: u32 = 98;
+    pub const GROUPING: u32 = 99;
+    pub const IMAGE_MAP: u32 = 100;
+    pub const NOTIFICATION: u32 = 101;
+    pub const INFO_BAR: u32 = 102;
+    pub const LEVEL_BAR: u32 = 103;
+    pub const TITLE_BAR: u32 = 104;
+    pub const BLOCK_QUOTE: u32 = 105;
+    pub const ARTICLE: u32 = 109;
+    pub const LANDMARK: u32 = 110;
+    pub const LOG: u32 = 111;
+    pub const STATIC: u32 = 116;
+    pub const DESCRIPTION_TERM: u32 = 122;
+    pub const DESCRIPTION_VALUE: u32 = 123;
+    pub const PUSH_BUTTON_MENU: u32 = 129;
+    pub const SWITCH: u32 = 130;
+}
+
+/// AT-SPI state bit numbers (`AtspiStateType`), as they index the two-word bit set of GetState.
+pub mod atspi_state {
+    #![allow(missing_docs)]
+    pub const ACTIVE: u32 = 1;
+    pub const BUSY: u32 = 3;
+    pub const CHECKED: u32 = 4;
+    pub const COLLAPSED: u32 = 5;
+    pub const DEFUNCT: u32 = 6;
+    pub const EDITABLE: u32 = 7;
+    pub const ENABLED: u32 = 8;
+    pub const EXPANDABLE: u32 = 9;
+    pub const EXPANDED: u32 = 10;
+    pub const FOCUSABLE: u32 = 11;
+    pub const FOCUSED: u32 = 12;
+    pub const ICONIFIED: u32 = 15;
+    pub const MODAL: u32 = 16;
+    pub const MULTI_LINE: u32 = 17;
+    pub const PRESSED: u32 = 20;
+    pub const SELECTABLE: u32 = 22;
+    pub const SELECTED: u32 = 23;
+    pub const SENSITIVE: u32 = 24;
+    pub const SHOWING: u32 = 25;
+    pub const VISIBLE: u32 = 30;
+    pub const MANAGES_DESCENDANTS: u32 = 31;
+    pub const INDETERMINATE: u32 = 32;
+    pub const REQUIRED: u32 = 33;
+    pub const INVALID_ENTRY: u32 = 36;
+    pub const IS_DEFAULT: u32 = 39;
+    pub const CHECKABLE: u32 = 41;
+    pub const HAS_POPUP: u32 = 42;
+    pub const READ_ONLY: u32 = 43;
+}
+
+/// The raw AT-SPI state set: two 32-bit words as `GetState` returns them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AtspiStates(pub u64);
+
+impl AtspiStates {
+    /// From the `au` GetState reply.
+    pub fn from_words(words: &[u32]) -> AtspiStates {
+        let lo = words.first().copied().unwrap_or(0) as u64;
+        let hi = words.get(1).copied().unwrap_or(0) as u64;
+        AtspiStates(lo | (hi << 32))
+    }
+
+    /// True when bit `state` is set.
+    pub const fn has(self, state: u32) -> bool {
+        state < 64 && self.0 & (1 << state) != 0
+    }
+}
+
+/// Maps an AT-SPI role (and the states that refine it) to the shared role.
+pub fn role(atspi: u32, states: AtspiStates) -> Role {
+    use atspi_role as r;
+    match atspi {
+        r::FRAME | r::WINDOW => Role::Window,
+        r::DIALOG | r::FILE_CHOOSER => Role::Dialog,
+        r::ALERT | r::NOTIFICATION | r::INFO_BAR => Role::Alert,
+        r::PUSH_BUTTON | r::PUSH_BUTTON_MENU => Role::Button,
+        r::TOGGLE_BUTTON => Role::ToggleButton,
+        r::CHECK_BOX => Role::CheckBox,
+        r::RADIO_BUTTON => Role::RadioButton,
+        r::SWITCH => Role::Switch,
+        r::COMBO_BOX => Role::ComboBox,
+        r::PASSWORD_TEXT => Role::PasswordInput,
+        r::ENTRY | r::AUTOCOMPLETE | r::EDITBAR => Role::TextInput,
+        r::TEXT if states.has(atspi_state::EDITABLE) => {
+            if states.has(atspi_state::MULTI_LINE) {
+                Role::TextArea
+            } else {
+                Role::TextInput
+            }
+        }
+        r::TEXT
+        | r::STATIC
+        | r::CAPTION
+        | r::DESCRIPTION_TERM
+        | r::DESCRIPTION_VALUE
+        | r::COMMENT => Role::Label,
+        r::LABEL => Role::Label,
+        r::SPIN_BUTTON => Role::SpinButton,
+        r::SLIDER => Role::Slider,
+        r::SCROLL_BAR => Role::ScrollBar,
+        r::PROGRESS_BAR | r::LEVEL_BAR => Role::ProgressBar,
+        r::LINK => Role::Link,
+        r::MENU_BAR => Role::MenuBar,
+        r::MENU | r::POPUP_MENU => Role::Menu,
+        r::MENU_ITEM | r::TEAROFF_MENU_ITEM => Role::MenuItem,
+        r::CHECK_MENU_ITEM => Role::CheckMenuItem,
+        r::RADIO_MENU_ITEM => Role::RadioMenuItem,
+        r::LIST | r::LIST_BOX => Role::List,
+        r::LIST_ITEM => Role::ListItem,
+        r::TREE | r::TREE_TABLE => Role::Tree,
+        r::TREE_ITEM => Role::TreeItem,
+        r::TABLE => Role::Table,
+        r::TABLE_ROW => Role::Row,
+        r::TABLE_CELL => Role::Cell,
+        r::COLUMN_HEADER | r::TABLE_COLUMN_HEADER => Role::ColumnHeader,
+        r::ROW_HEADER | r::TABLE_ROW_HEADER => Role::RowHeader,
+        r::PAGE_TAB_LIST => Role::TabList,
+        r::PAGE_TAB => Role::Tab,
+        r::TOOL_BAR => Role::Toolbar,
+        r::STATUS_BAR => Role::StatusBar,
+        r::HEADING => Role::Heading,
+        r::PARAGRAPH | r::BLOCK_QUOTE => Role::Paragraph,
+        r::IMAGE | r::ICON | r::IMAGE_MAP => Role::Image,
+        r::DOCUMENT_FRAME
+        | r::DOCUMENT_WEB
+        | r::DOCUMENT_TEXT
+        | r::DOCUMENT_EMAIL
+        | r::DOCUMENT_SPREADSHEET
+        | r::DOCUMENT_PRESENTATION
+        | r::ARTICLE => Role::Document,
+        r::FORM => Role::Form,
+        r::SCROLL_PANE | r::VIEWPORT => Role::ScrollPane,
+        r::SEPARATOR => Role::Separator,
+        r::TOOL_TIP => Role::Tooltip,
+        r::CANVAS | r::DRAWING_AREA => Role::Canvas,
+        r::TERMINAL => Role::Terminal,
+        r::APPLICATION => Role::Application,
+        r::PAGE => Role::TabPanel,
+        r::FILLER
+        | r::PANEL
+        | r::SECTION
+        | r::GROUPING
+        | r::ROOT_PANE
+        | r::INTERNAL_FRAME
+        | r::OPTION_PANE
+        | r::SPLIT_PANE
+        | r::EMBEDDED
+        | r::HEADER
+        | r::FOOTER
+        | r::LANDMARK
+        | r::LOG
+        | r::TITLE_BAR
+        | r::REDUNDANT_OBJECT => Role::Group,
+        _ => Role::Unknown,
+    }
+}
+
+/// Maps AT-SPI states to the shared states. `SENSITIVE`/`ENABLED` missing means disabled, except
+/// on toolkits that never set them on children (GTK4 sets SENSITIVE but not ENABLED): a node is
+/// disabled only when neither is set.
+pub fn states(s: AtspiStates) -> StateSet {
+    use atspi_state as a;
+    let mut out = StateSet::EMPTY;
+    let pairs = [
+        (a::FOCUSED, State::Focused),
+        (a::FOCUSABLE, State::Focusable),
+        (a::CHECKED, State::Checked),
+        (a::INDETERMINATE, State::Mixed),
+        (a::PRESSED, State::Pressed),
+        (a::SELECTED, State::Selected),
+        (a::EXPANDED, State::Expanded),
+        (a::EDITABLE, State::Editable),
+        (a::READ_ONLY, State::ReadOnly),
+        (a::MULTI_LINE, State::MultiLine),
+        (a::MODAL, State::Modal),
+        (a::REQUIRED, State::Required),
+        (a::INVALID_ENTRY, State::Invalid),
+        (a::BUSY, State::Busy),
+        (a::IS_DEFAULT, State::Default),
+        (a::HAS_POPUP, State::HasPopup),
+        (a::VISIBLE, State::Visible),
+    ];
+    for (bit, state) in pairs {
+        if s.has(bit) {
+            out.insert(state);
+        }
+    }
+    if s.has(a::EXPANDABLE) && !s.has(a::EXPANDED) {
+        out.insert(State::Collapsed);
+    }
+    if !s.has(a::SENSITIVE) && !s.has(a::ENABLED) {
+        out.insert(State::Disabled);
+    }
+    out
+}
+
+/// Which shared action an AT-SPI action name stands for, if any.
+pub fn action_kind(name: &str) -> Option<ActionKind> {
+    match name.to_ascii_lowercase().as_str() {
+        "click" | "press" | "activate" | "jump" | "open" | "invoke" | "clickancestor" => {
+            Some(ActionKind::Invoke)
+        }
+        "toggle" | "check" | "uncheck" => Some(ActionKind::Toggle),
+        "expand or contract" | "expand" | "collapse" | "showmenu" | "popup" => {
+            Some(ActionKind::Expand)
+        }
+        "select" => Some(ActionKind::Select),
+        _ => None,
+    }
+}
+
+/// Whether an AT-SPI action name presses or activates (the ones `Invoke` may use), best first.
+pub fn invoke_rank(name: &str) -> Option<u8> {
+    match name.to_ascii_lowercase().as_str() {
+        "click" | "press" => Some(0),
+        "activate" | "invoke" => Some(1),
+        "jump" | "open" => Some(2),
+        "toggle" | "check" | "uncheck" => Some(3),
+        "clickancestor" => Some(4),
+        "select" => Some(5),
+        "expand or contract" | "showmenu" => Some(6),
+        _ => None,
+    }
+}
+
+/// GTK4 names a button by its label plus its child's label: `"7 7"`. Returns the name with such
+/// an exact repetition collapsed (`"7"`), or the name unchanged.
+pub fn collapse_doubled_name(name: &str) -> &str {
+    let n = name.len();
+    if n >= 3 && n % 2 == 1 {
+        let half = n / 2;
+        if name.is_char_boundary(half) && name.is_char_boundary(half + 1) {
+            let (a, rest) = name.split_at(half);
+            if rest.starts_with(' ') && &rest[1..] == a && !a.is_empty() {
+                return a;
+            }
+        }
+    }
+    name
+}
+
+/// Roles whose text content is worth reading as the node's value.
+pub fn reads_text(role: Role) -> bool {
+    role.is_editable_text()
+        || matches!(
+            role,
+            Role::Label
+                | Role::Paragraph
+                | Role::Heading
+                | Role::StatusBar
+                | Role::Cell
+                | Role::ComboBox
+                | Role::SpinButton
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(bits: &[u32]) -> AtspiStates {
+        AtspiStates(bits.iter().fold(0u64, |acc, b| acc | (1 << b)))
+    }
+
+    #[test]
+    fn state_words_combine() {
+        let s = AtspiStates::from_words(&[
+            1 << atspi_state::FOCUSED,
+            1 << (atspi_state::READ_ONLY - 32),
+        ]);
+        assert!(s.has(atspi_state::FOCUSED));
+        assert!(s.has(atspi_state::READ_ONLY));
+        assert!(!s.has(atspi_state::CHECKED));
+    }
+
+    #[test]
+    fn roles_map_by_toolkit_fixtures() {
+        // gnome-calculator (GTK4) buttons, gtk3 entries, Firefox documents, Qt6 top-level filler.
+        let sensitive = with(&[atspi_state::SENSITIVE]);
+        assert_eq!(role(atspi_role::PUSH_BUTTON, sensitive), Role::Button);
+        assert_eq!(role(atspi_role::ENTRY, sensitive), Role::TextInput);
+        assert_eq!(
+            role(
+                atspi_role::TEXT,
+                with(&[atspi_state::EDITABLE, atspi_state::MULTI_LINE])
+            ),
+            Role::TextArea
+        );
+        assert_eq!(
+            role(atspi_role::TEXT, with(&[atspi_state::EDITABLE])),
+            Role::TextInput
+        );
+        assert_eq!(role(atspi_role::TEXT, sensitive), Role::Label);
+        assert_eq!(role(atspi_role::DOCUMENT_WEB, sensitive), Role::Document);
+        assert_eq!(role(atspi_role::FILLER, sensitive), Role::Group);
+        assert_eq!(role(atspi_role::FRAME, sensitive), Role::Window);
+        assert_eq!(role(atspi_role::TABLE_CELL, sensitive), Role::Cell);
+        assert_eq!(role(9999, sensitive), Role::Unknown);
+    }
+
+    #[test]
+    fn gtk4_children_without_enabled_are_not_disabled() {
+        let gtk4_button = with(&[
+            atspi_state::VISIBLE,
+            atspi_state::SENSITIVE,
+            atspi_state::FOCUSABLE,
+        ]);
+        let s = states(gtk4_button);
+        assert!(!s.contains(State::Disabled));
+        assert!(s.contains(State::Focusable));
+        let greyed = with(&[atspi_state::VISIBLE]);
+        assert!(states(greyed).contains(State::Disabled));
+    }
+
+    #[test]
+    fn expandable_without_expanded_is_collapsed() {
+        let s = states(with(&[atspi_state::EXPANDABLE, atspi_state::ENABLED]));
+        assert!(s.contains(State::Collapsed));
+        let s = states(with(&[
+            atspi_state::EXPANDABLE,
+            atspi_state::EXPANDED,
+            atspi_state::ENABLED,
+        ]));
+        assert!(s.contains(State::Expanded) && !s.contains(State::Collapsed));
+    }
+
+    #[test]
+    fn action_names_from_each_toolkit() {
+        assert_eq!(action_kind("click"), Some(ActionKind::Invoke)); // GTK
+        assert_eq!(action_kind("Press"), Some(ActionKind::Invoke)); // Qt
+        assert_eq!(action_kind("press"), Some(ActionKind::Invoke)); // browsers
+        assert_eq!(action_kind("activate"), Some(ActionKind::Invoke)); // GTK entries
+        assert_eq!(action_kind("toggle"), Some(ActionKind::Toggle));
+        assert_eq!(action_kind("SetFocus"), None);
+        assert!(invoke_rank("click") < invoke_rank("activate"));
+    }
+
+    #[test]
+    fn gtk4_doubled_button_names_collapse() {
+        assert_eq!(collapse_doubled_name("7 7"), "7");
+        assert_eq!(collapse_doubled_name("× ×"), "×");
+        assert_eq!(collapse_doubled_name("Save Save"), "Save");
+        assert_eq!(collapse_doubled_name("7 8"), "7 8");
+        assert_eq!(collapse_doubled_name("Delete"), "Delete");
+        assert_eq!(collapse_doubled_name("a  a"), "a  a");
+    }
+}
+
+/// Parses `KEY=VALUE` lines as `systemctl --user show-environment` prints them. Values quoted by
+/// systemd (`$'…'`) are unquoted for the common escapes.
+pub fn parse_env_lines(text: &str) -> std::collections::HashMap<String, String> {
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|(k, v)| {
+            let v = v
+                .strip_prefix("$'")
+                .and_then(|v| v.strip_suffix('\''))
+                .map(|v| v.replace("\\'", "'").replace("\\\\", "\\"))
+                .unwrap_or_else(|| v.to_owned());
+            (k.to_owned(), v)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod env_tests {
+    use super::parse_env_lines;
+
+    #[test]
+    fn systemd_environment_is_parsed() {
+        let vars = parse_env_lines(
+            "DISPLAY=:0\nDBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\nXDG_SESSION_TYPE=x11\nWEIRD=$'a\\'b'\nnot a line\n",
+        );
+        assert_eq!(vars.get("DISPLAY").map(String::as_str), Some(":0"));
+        assert_eq!(
+            vars.get("DBUS_SESSION_BUS_ADDRESS").map(String::as_str),
+            Some("unix:path=/run/user/1000/bus")
+        );
+        assert_eq!(vars.get("WEIRD").map(String::as_str), Some("a'b"));
+        assert_eq!(vars.len(), 4);
+    }
+}

@@ -1,0 +1,341 @@
+//! The contract between tools and platform adapters.
+//!
+//! A [`Backend`] lists windows, snapshots one window's element tree, performs semantic actions on
+//! elements, sends raw pointer and keyboard input at window-relative points, captures window
+//! images and activates windows. It is object-safe (`Arc<dyn Backend>`), `Send + Sync`, and its
+//! methods are `async` so the tools can run on tokio; a backend that must own a thread (COM on
+//! Windows) hops to it inside its methods.
+//!
+//! [`Unavailable`] is the fallback used when no adapter is compiled in or the desktop cannot be
+//! reached: every GUI call answers `GUI_UNAVAILABLE` with the reason, never a silent no-op.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::geometry::Point;
+use crate::window::{WindowId, WindowInfo};
+
+/// A semantic action on one element: no pixels are guessed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SemanticAction {
+    /// Press, click or activate (AT-SPI action, UIA Invoke, AXPress).
+    Invoke,
+    /// Toggle a check box or toggle button.
+    Toggle,
+    /// Replace the element's text.
+    SetText {
+        /// The new text.
+        text: String,
+    },
+    /// Set a numeric value (slider, spin button).
+    SetValue {
+        /// The new value.
+        value: f64,
+    },
+    /// Give the element keyboard focus.
+    Focus,
+    /// Select the element (list item, tab).
+    Select,
+    /// Expand or collapse.
+    Expand {
+        /// `true` to expand, `false` to collapse.
+        expand: bool,
+    },
+    /// Scroll the element into view.
+    ScrollIntoView,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The middle button.
+    Middle,
+    /// The secondary button.
+    Right,
+}
+
+/// Raw input at window-relative logical pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InputEvent {
+    /// Move the pointer.
+    Move {
+        /// Where to.
+        at: Point,
+    },
+    /// Click `count` times (2 = double click).
+    Click {
+        /// Where.
+        at: Point,
+        /// Which button.
+        button: MouseButton,
+        /// How many clicks.
+        count: u8,
+    },
+    /// Press at `from`, move to `to`, release.
+    Drag {
+        /// Start point.
+        from: Point,
+        /// End point.
+        to: Point,
+        /// Which button.
+        button: MouseButton,
+    },
+    /// Scroll the wheel at a point; positive `dy` scrolls down, positive `dx` right, in notches.
+    Scroll {
+        /// Where.
+        at: Point,
+        /// Horizontal notches.
+        dx: i32,
+        /// Vertical notches.
+        dy: i32,
+    },
+    /// A key combination such as `ctrl+shift+t`, `Return`, `alt+F4`.
+    Key {
+        /// The combination, `+`-separated, key names as on the platform (X keysym names).
+        combo: String,
+    },
+    /// Type text as keystrokes (any Unicode).
+    Text {
+        /// The text.
+        text: String,
+    },
+}
+
+/// An RGBA image of a window, `width × height` logical pixels (scaled down by the backend where
+/// the platform captures physical pixels).
+#[derive(Clone, PartialEq, Eq)]
+pub struct WindowImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Row-major RGBA8 pixels, `width * height * 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+impl std::fmt::Debug for WindowImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WindowImage({}x{})", self.width, self.height)
+    }
+}
+
+impl WindowImage {
+    /// True when every pixel has the same colour (a blank capture).
+    pub fn is_uniform(&self) -> bool {
+        let mut px = self.rgba.chunks_exact(4);
+        match px.next() {
+            Some(first) => px.all(|p| p[..3] == first[..3]),
+            None => true,
+        }
+    }
+}
+
+/// What a backend can do here, now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Element trees can be read.
+    pub accessibility_tree: bool,
+    /// Semantic actions (press, set text, …) are available.
+    pub semantic_actions: bool,
+    /// Synthetic pointer input.
+    pub pointer_input: bool,
+    /// Synthetic keyboard input.
+    pub keyboard_input: bool,
+    /// Window images.
+    pub capture: bool,
+    /// Windows have global positions (false on Wayland).
+    pub window_positions: bool,
+}
+
+/// The backend's name and capabilities.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendInfo {
+    /// Backend name, e.g. `linux-atspi-x11`.
+    pub name: String,
+    /// What works.
+    pub capabilities: Capabilities,
+    /// The desktop instance this backend is attached to.
+    pub desktop: DesktopInstance,
+}
+
+/// One line of a health report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealthCheck {
+    /// What was checked, e.g. `display`, `atspi_bus`.
+    pub name: String,
+    /// Whether it is fine.
+    pub ok: bool,
+    /// What was found.
+    pub detail: String,
+}
+
+/// The object-safe interface every platform adapter implements.
+///
+/// All coordinates are window-relative logical pixels ([`crate::geometry`]).
+///
+/// # Platform-specific
+///
+/// - **Linux (X11)**: AT-SPI for the tree and actions, XTEST for input, GetImage for capture.
+/// - **Linux (Wayland)**: window positions are unknown; input and capture go through the portal.
+/// - **Windows**: UI Automation; input with SendInput.
+/// - **macOS**: Accessibility (AXUIElement) and Quartz events.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// Name, capabilities and desktop instance. Connects on first use.
+    async fn info(&self) -> Result<BackendInfo>;
+
+    /// Checks what the backend depends on (display, accessibility bus) without failing.
+    async fn health(&self) -> Vec<HealthCheck>;
+
+    /// Lists visible top-level windows of applications.
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>>;
+
+    /// Reads one window's element tree.
+    async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot>;
+
+    /// Performs a semantic action on an element of `window`.
+    async fn perform(
+        &self,
+        window: &WindowId,
+        element: &ElementIdentity,
+        action: &SemanticAction,
+    ) -> Result<()>;
+
+    /// Sends raw input to `window`, activating it first where input goes to the top window.
+    async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()>;
+
+    /// Captures `window` without focusing, raising or moving it.
+    async fn capture(&self, window: &WindowId) -> Result<WindowImage>;
+
+    /// Brings `window` to the front and gives it focus.
+    async fn activate(&self, window: &WindowId) -> Result<()>;
+}
+
+/// The backend used when no adapter is compiled in, or none can reach a desktop.
+#[derive(Debug, Clone)]
+pub struct Unavailable {
+    reason: String,
+}
+
+impl Unavailable {
+    /// A fallback that answers every GUI call with `GUI_UNAVAILABLE` and `reason`.
+    pub fn new(reason: impl Into<String>) -> Unavailable {
+        Unavailable {
+            reason: reason.into(),
+        }
+    }
+
+    fn error(&self) -> Error {
+        Error::new(ErrorCode::GuiUnavailable, self.reason.clone())
+    }
+}
+
+#[async_trait]
+impl Backend for Unavailable {
+    async fn info(&self) -> Result<BackendInfo> {
+        Err(self.error())
+    }
+
+    async fn health(&self) -> Vec<HealthCheck> {
+        vec![HealthCheck {
+            name: "backend".into(),
+            ok: false,
+            detail: self.reason.clone(),
+        }]
+    }
+
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
+        Err(self.error())
+    }
+
+    async fn snapshot(&self, _: &WindowId, _: &SnapshotOptions) -> Result<Snapshot> {
+        Err(self.error())
+    }
+
+    async fn perform(&self, _: &WindowId, _: &ElementIdentity, _: &SemanticAction) -> Result<()> {
+        Err(self.error())
+    }
+
+    async fn input(&self, _: &WindowId, _: &InputEvent) -> Result<()> {
+        Err(self.error())
+    }
+
+    async fn capture(&self, _: &WindowId) -> Result<WindowImage> {
+        Err(self.error())
+    }
+
+    async fn activate(&self, _: &WindowId) -> Result<()> {
+        Err(self.error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_is_object_safe_and_shareable() {
+        fn assert_send_sync<T: Send + Sync + ?Sized>() {}
+        assert_send_sync::<dyn Backend>();
+        let _: std::sync::Arc<dyn Backend> = std::sync::Arc::new(Unavailable::new("none"));
+    }
+
+    #[test]
+    fn actions_and_inputs_round_trip() {
+        let actions = vec![
+            SemanticAction::Invoke,
+            SemanticAction::SetText {
+                text: "שלום".into(),
+            },
+            SemanticAction::SetValue { value: 2.5 },
+            SemanticAction::Expand { expand: false },
+        ];
+        let json = serde_json::to_string(&actions).unwrap_or_default();
+        let back: Vec<SemanticAction> = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, actions);
+        let inputs = vec![
+            InputEvent::Click {
+                at: Point::new(3, 4),
+                button: MouseButton::Right,
+                count: 2,
+            },
+            InputEvent::Key {
+                combo: "ctrl+a".into(),
+            },
+            InputEvent::Scroll {
+                at: Point::new(1, 1),
+                dx: 0,
+                dy: -3,
+            },
+        ];
+        let json = serde_json::to_string(&inputs).unwrap_or_default();
+        let back: Vec<InputEvent> = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, inputs);
+    }
+
+    #[test]
+    fn uniform_image_is_detected() {
+        let blank = WindowImage {
+            width: 2,
+            height: 1,
+            rgba: vec![9, 9, 9, 255, 9, 9, 9, 255],
+        };
+        assert!(blank.is_uniform());
+        let drawn = WindowImage {
+            width: 2,
+            height: 1,
+            rgba: vec![9, 9, 9, 255, 0, 9, 9, 255],
+        };
+        assert!(!drawn.is_uniform());
+    }
+}

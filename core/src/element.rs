@@ -1,0 +1,372 @@
+//! The element tree of one window, as a flat arena.
+//!
+//! A [`Snapshot`] holds the nodes of one window in pre-order: index 0 is the root, every node
+//! lists its children by index. Each node carries an [`ElementIdentity`] that the backend can
+//! resolve again later, in another process, and the snapshot carries the [`DesktopInstance`]
+//! that issued it, so an identity is never applied to another desktop.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geometry::Rect;
+use crate::role::Role;
+use crate::window::WindowInfo;
+
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A backend-defined identity of an element that survives the process that observed it.
+///
+/// AT-SPI: `bus_name|object_path`; UIA: the runtime id; AX: an index path checked against role
+/// and name. Opaque above the backend.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ElementIdentity(pub String);
+
+/// Marks the desktop instance (display + accessibility bus + boot) that issued an observation,
+/// so that a saved state from a restarted desktop or another machine is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DesktopInstance(pub String);
+
+macro_rules! states {
+    ($($(#[$doc:meta])* $name:ident = $bit:expr, $text:literal;)*) => {
+        /// One element state, in the shared vocabulary.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum State {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl State {
+            /// Every state, in display order.
+            pub const ALL: &'static [State] = &[$(State::$name,)*];
+
+            const fn bit(self) -> u32 {
+                match self { $(State::$name => 1 << $bit,)* }
+            }
+
+            /// The snake_case name used in JSON and outlines.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(State::$name => $text,)* }
+            }
+
+            /// Parses a name produced by [`State::as_str`].
+            pub fn parse(text: &str) -> Option<State> {
+                match text { $($text => Some(State::$name),)* _ => None }
+            }
+        }
+    };
+}
+
+states! {
+    /// Has keyboard focus.
+    Focused = 0, "focused";
+    /// Can take keyboard focus.
+    Focusable = 1, "focusable";
+    /// Cannot be used now (greyed out).
+    Disabled = 2, "disabled";
+    /// Checked (check box, radio, toggle).
+    Checked = 3, "checked";
+    /// Partially checked.
+    Mixed = 4, "mixed";
+    /// Pressed (toggle button).
+    Pressed = 5, "pressed";
+    /// Selected (list item, tab).
+    Selected = 6, "selected";
+    /// Expanded (tree item, combo box, menu).
+    Expanded = 7, "expanded";
+    /// Can expand but is collapsed.
+    Collapsed = 8, "collapsed";
+    /// Text can be edited.
+    Editable = 9, "editable";
+    /// Read-only text.
+    ReadOnly = 10, "read_only";
+    /// Multi-line text.
+    MultiLine = 11, "multi_line";
+    /// Not on screen (scrolled away or hidden).
+    Offscreen = 12, "offscreen";
+    /// Modal dialog.
+    Modal = 13, "modal";
+    /// Required form field.
+    Required = 14, "required";
+    /// Invalid input.
+    Invalid = 15, "invalid";
+    /// Busy (loading).
+    Busy = 16, "busy";
+    /// The default button of a dialog.
+    Default = 17, "default";
+    /// Has a popup (menu button, combo).
+    HasPopup = 18, "has_popup";
+    /// Visible in principle (may still be scrolled off).
+    Visible = 19, "visible";
+}
+
+/// A set of [`State`]s; serialized as a list of names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct StateSet(u32);
+
+impl StateSet {
+    /// The empty set.
+    pub const EMPTY: StateSet = StateSet(0);
+
+    /// True when `state` is in the set.
+    pub const fn contains(self, state: State) -> bool {
+        self.0 & state.bit() != 0
+    }
+
+    /// Adds `state`.
+    pub fn insert(&mut self, state: State) {
+        self.0 |= state.bit();
+    }
+
+    /// Removes `state`.
+    pub fn remove(&mut self, state: State) {
+        self.0 &= !state.bit();
+    }
+
+    /// The set with `state` added.
+    #[must_use]
+    pub const fn with(self, state: State) -> StateSet {
+        StateSet(self.0 | state.bit())
+    }
+
+    /// True when the set is empty.
+    pub const fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The states in display order.
+    pub fn iter(self) -> impl Iterator<Item = State> {
+        State::ALL
+            .iter()
+            .copied()
+            .filter(move |s| self.contains(*s))
+    }
+}
+
+impl FromIterator<State> for StateSet {
+    fn from_iter<I: IntoIterator<Item = State>>(iter: I) -> Self {
+        let mut set = StateSet::EMPTY;
+        for s in iter {
+            set.insert(s);
+        }
+        set
+    }
+}
+
+impl Serialize for StateSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter().map(State::as_str))
+    }
+}
+
+impl<'de> Deserialize<'de> for StateSet {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let names = Vec::<String>::deserialize(deserializer)?;
+        names
+            .iter()
+            .map(|n| {
+                State::parse(n)
+                    .ok_or_else(|| serde::de::Error::custom(format!("unknown state {n}")))
+            })
+            .collect()
+    }
+}
+
+/// What can be done to an element without synthesizing input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ActionKind {
+    /// Press, click or activate.
+    Invoke,
+    /// Toggle a check box or toggle button.
+    Toggle,
+    /// Replace the text content.
+    SetText,
+    /// Set a numeric value.
+    SetValue,
+    /// Take keyboard focus.
+    Focus,
+    /// Select (list item, tab).
+    Select,
+    /// Expand or collapse.
+    Expand,
+    /// Scroll into view.
+    ScrollIntoView,
+}
+
+/// One element of a window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// The role in the shared vocabulary.
+    pub role: Role,
+    /// The accessible name (label).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Value or text content, when the element has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Accessible description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The toolkit's own id for the element (AT-SPI accessible id, UIA AutomationId).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolkit_id: Option<String>,
+    /// States.
+    #[serde(default, skip_serializing_if = "StateSet::is_empty")]
+    pub states: StateSet,
+    /// Bounds in window-relative logical pixels, when the element has a position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Rect>,
+    /// Semantic actions the element offers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActionKind>,
+    /// Identity the backend can resolve again.
+    pub identity: ElementIdentity,
+    /// Index of the parent in [`Snapshot::nodes`]; `None` for the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// Indexes of the children in [`Snapshot::nodes`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<u32>,
+    /// Children that exist but were not read (limits); see [`Snapshot::truncated`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub omitted_children: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Node {
+    /// A node with only a role and an identity; the rest empty.
+    pub fn new(role: Role, identity: ElementIdentity) -> Node {
+        Node {
+            role,
+            name: String::new(),
+            value: None,
+            description: None,
+            toolkit_id: None,
+            states: StateSet::EMPTY,
+            bounds: None,
+            actions: Vec::new(),
+            identity,
+            parent: None,
+            children: Vec::new(),
+            omitted_children: 0,
+        }
+    }
+}
+
+/// Why a snapshot is partial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TruncationReason {
+    /// The node limit was reached.
+    NodeLimit,
+    /// The time budget ran out.
+    TimeBudget,
+    /// The depth limit was reached.
+    DepthLimit,
+    /// Some elements did not answer (the app is busy or went away mid-walk).
+    Unresponsive,
+}
+
+/// What a partial snapshot left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Truncation {
+    /// The first limit that cut the walk.
+    pub reason: TruncationReason,
+    /// Elements known to exist but not read (a lower bound).
+    pub omitted: u32,
+}
+
+/// How a backend should walk a window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotOptions {
+    /// Stop after this many nodes.
+    pub max_nodes: u32,
+    /// Stop after this much time, in milliseconds.
+    pub time_budget_ms: u64,
+    /// Do not descend below this depth (root = 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// Walk only this element's subtree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtree: Option<ElementIdentity>,
+    /// Read text contents and values (costs one call per text element).
+    pub read_text: bool,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            max_nodes: 5000,
+            time_budget_ms: 3000,
+            max_depth: None,
+            subtree: None,
+            read_text: true,
+        }
+    }
+}
+
+/// One observation of one window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The window as it was when observed.
+    pub window: WindowInfo,
+    /// The desktop instance that issued this snapshot.
+    pub desktop: DesktopInstance,
+    /// Nodes in pre-order; index 0 is the root.
+    pub nodes: Vec<Node>,
+    /// Set when the walk stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+    /// How long the walk took, in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl Snapshot {
+    /// The root node, if the snapshot is not empty.
+    pub fn root(&self) -> Option<&Node> {
+        self.nodes.first()
+    }
+
+    /// Iterates over nodes whose name, after trimming, equals `name`.
+    pub fn find_by_name<'a>(&'a self, name: &'a str) -> impl Iterator<Item = (usize, &'a Node)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, n)| n.name.trim() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_set_round_trips_as_names() {
+        let set: StateSet = [State::Focused, State::Checked, State::Editable]
+            .into_iter()
+            .collect();
+        let json = serde_json::to_string(&set).unwrap_or_default();
+        assert_eq!(json, r#"["focused","checked","editable"]"#);
+        let back: StateSet = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, set);
+        assert!(serde_json::from_str::<StateSet>(r#"["nope"]"#).is_err());
+    }
+
+    #[test]
+    fn every_state_has_a_distinct_bit_and_name() {
+        let mut seen = StateSet::EMPTY;
+        for s in State::ALL {
+            assert!(!seen.contains(*s), "{s:?} shares a bit");
+            seen.insert(*s);
+            assert_eq!(State::parse(s.as_str()), Some(*s));
+        }
+    }
+}

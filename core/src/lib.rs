@@ -1,0 +1,28 @@
+//! The model every backend fills and every tool reads.
+//!
+//! `cu-core` is the platform-free heart of mcp-computer-use. It defines:
+//!
+//! - [`geometry`]: rectangles and points in window-relative logical pixels, the one public
+//!   coordinate space;
+//! - [`window`]: top-level windows as a backend lists them;
+//! - [`role`] and [`element`]: the element tree, with one role and state vocabulary shared by all
+//!   platforms, element identities another process can resolve again, and truncation markers so a
+//!   partial tree says it is partial;
+//! - [`backend`]: the object-safe [`Backend`](backend::Backend) trait that each platform adapter
+//!   implements, plus the [`Unavailable`](backend::Unavailable) fallback;
+//! - [`error`]: one error type with stable codes, `retryable` and `suggestion`, and the CLI exit
+//!   codes;
+//! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated.
+//!
+//! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
+//! tested anywhere.
+
+pub mod backend;
+pub mod config;
+pub mod element;
+pub mod error;
+pub mod geometry;
+pub mod role;
+pub mod window;
+
+pub use error::{Error, ErrorCode, Result};

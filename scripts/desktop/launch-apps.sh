@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
+# wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
+# stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
+# Apps: gtk3 gtk4 calc zenity mousepad featherpad qt5 qt6 biglist firefox chromium
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
+N="${1:-${DESKENV_DISPLAY:-57}}"; N="${N#:}"; shift || true
+STATE="${DESKENV_STATE_DIR:-/tmp/deskenv-$N}"
+[ -f "$STATE/env" ] || { echo "no $STATE/env — run start-desktop.sh $N first" >&2; exit 1; }
+. "$STATE/env"
+APPS=("$@"); [ ${#APPS[@]} -gt 0 ] || APPS=(gtk3 calc zenity qt6 firefox chromium)
+PY=/usr/bin/python3
+mkdir -p "$STATE/log" "$STATE/web"
+cp "$FIX/fixture.html" "$STATE/web/fixture.html"
+pids=()
+run() { local key=$1; shift
+  "$@" >"$STATE/log/app-$key.log" 2>&1 &
+  local pid=$!
+  echo "app_$key=$pid" >> "$STATE/pids"; pids+=("$pid"); echo "$key=$pid"; }
+for a in "${APPS[@]}"; do case $a in
+  gtk3)       run gtk3 gtk3-widget-factory ;;
+  gtk4)       run gtk4 env GSK_RENDERER=cairo gtk4-widget-factory ;;
+  calc)       run calc gnome-calculator ;;
+  zenity)     run zenity zenity --question --title="Confirm delete" --text="Delete the file?" \
+                --ok-label=Delete --cancel-label=Cancel ;;
+  mousepad)   run mousepad mousepad ;;
+  featherpad) run featherpad featherpad --standalone ;;
+  qt5)        run qt5 $PY "$FIX/qt_fixture.py" 5 ;;
+  qt6)        run qt6 $PY "$FIX/qt_fixture.py" 6 ;;
+  biglist)    run biglist $PY "$FIX/qt_fixture.py" 5 --rows "${BIGLIST_ROWS:-5000}" ;;
+  firefox)    mkdir -p "$STATE/ffprof"; cp "$FIX/firefox-user.js" "$STATE/ffprof/user.js"
+              run firefox firefox-esr --no-remote --new-instance --profile "$STATE/ffprof" \
+                "file://$STATE/web/fixture.html" ;;
+  chromium)   run chromium chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
+                --user-data-dir="$STATE/chromium" --no-first-run --no-default-browser-check \
+                --disable-background-networking --disable-component-update --disable-sync \
+                --disable-default-apps --disable-extensions --disable-domain-reliability \
+                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
+                --window-size=1000,700 --window-position=200,150 "file://$STATE/web/fixture.html" ;;
+  *) echo "unknown app $a" >&2; exit 2 ;;
+esac; done
+$PY "$HERE/atspi_wait.py" "${pids[@]}" --timeout "${DESKENV_APP_TIMEOUT:-60}" 2>&1 | grep -v dbind-WARNING >&2
