@@ -18,6 +18,26 @@ struct Cli {
     /// Check the configuration, the display and the accessibility bus, and print a JSON report.
     #[arg(long)]
     health: bool,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// List windows with ids, app, title, pid, bounds and focus.
+    List,
+    /// Print one window's raw element tree as JSON (the backend's snapshot).
+    Snapshot {
+        /// Window id from `list`.
+        window: String,
+        /// Stop after this many nodes.
+        #[arg(long, default_value_t = 5000)]
+        max_nodes: u32,
+        /// Time budget in milliseconds.
+        #[arg(long, default_value_t = 3000)]
+        budget_ms: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,11 +76,37 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
     if cli.health {
         return runtime.block_on(health::run(&config));
     }
+    if let Some(command) = cli.command {
+        return runtime.block_on(run_command(command));
+    }
     Err(Error::new(
         cu_core::ErrorCode::InvalidArgument,
         "no command given; the MCP server arrives with the server issue. Try --health.",
     )
     .with_suggestion("Run `mcp-computer-use --help`."))
+}
+
+async fn run_command(command: Command) -> Result<CuExit, Error> {
+    let backend = cu_backends::platform_backend();
+    let value = match command {
+        Command::List => serde_json::json!({ "windows": backend.list_windows().await? }),
+        Command::Snapshot {
+            window,
+            max_nodes,
+            budget_ms,
+        } => {
+            let options = cu_core::element::SnapshotOptions {
+                max_nodes,
+                time_budget_ms: budget_ms,
+                ..Default::default()
+            };
+            let snapshot = backend.snapshot(&window.as_str().into(), &options).await?;
+            serde_json::to_value(snapshot)
+                .map_err(|e| Error::new(cu_core::ErrorCode::Internal, e.to_string()))?
+        }
+    };
+    emit(&value);
+    Ok(CuExit::Success)
 }
 
 /// Prints `{"error": …}` on stdout and returns the matching exit code.

@@ -18,7 +18,7 @@ use crate::atspi::walk::{self, Placement};
 use crate::atspi::{act, Atspi, ObjRef};
 use crate::keys;
 use crate::session_env::SessionEnv;
-use crate::translate::{atspi_role, atspi_state};
+use crate::translate::{atspi_role, atspi_state, Toolkit};
 use crate::x11::{XWindow, X11};
 
 /// The Linux desktop backend (AT-SPI + X11).
@@ -39,7 +39,7 @@ struct WindowEntry {
     frame: ObjRef,
     app: ObjRef,
     xid: Option<u32>,
-    window_relative: bool,
+    toolkit: Toolkit,
     info: WindowInfo,
 }
 
@@ -133,6 +133,9 @@ impl Connected {
         let (xwins, frames) = tokio::join!(self.x_windows(), self.atspi_frames());
         let xwins = xwins?;
         let frames = frames?;
+        for f in &frames {
+            tracing::debug!(title = %f.title, pid = ?f.pid, showing = f.showing, "accessible frame");
+        }
         let active = match &self.x11 {
             Some(x) => {
                 let x = x.clone();
@@ -192,7 +195,7 @@ impl Connected {
                 frame: f.obj.clone(),
                 app: f.app.clone(),
                 xid: Some(xw.id),
-                window_relative: f.window_relative,
+                toolkit: f.toolkit,
                 info,
             });
         }
@@ -212,7 +215,10 @@ impl Connected {
                     frame: f.obj.clone(),
                     app: f.app.clone(),
                     xid: None,
-                    window_relative: true,
+                    toolkit: Toolkit {
+                        window_relative_extents: true,
+                        ..f.toolkit
+                    },
                     info,
                 });
             }
@@ -237,9 +243,12 @@ impl Connected {
                 self.atspi.name(&app),
                 self.atspi.children(&app),
                 self.atspi.pid_of(&app.bus),
-                self.atspi.extents_are_window_relative(&app),
+                self.atspi.toolkit(&app),
             );
-            let kids = kids.unwrap_or_default();
+            let kids = kids.unwrap_or_else(|e| {
+                tracing::debug!("application {} lists no windows: {}", app.bus, e.message);
+                Vec::new()
+            });
             let frames = kids.into_iter().map(|obj| {
                 let app = app.clone();
                 let app_name = name.clone().unwrap_or_default();
@@ -249,7 +258,13 @@ impl Connected {
                         self.atspi.role(&obj),
                         self.atspi.states(&obj)
                     );
-                    let role = role.ok()?;
+                    let role = match role {
+                        Ok(r) => r,
+                        Err(e) => {
+                            tracing::debug!("skipping {}: {}", obj.path.as_str(), e.message);
+                            return None;
+                        }
+                    };
                     if !matches!(
                         role,
                         atspi_role::FRAME
@@ -257,6 +272,8 @@ impl Connected {
                             | atspi_role::DIALOG
                             | atspi_role::ALERT
                             | atspi_role::FILE_CHOOSER
+                            | atspi_role::FILLER
+                            | atspi_role::PANEL
                     ) {
                         return None;
                     }
@@ -267,7 +284,7 @@ impl Connected {
                         app_name,
                         title: title.unwrap_or_default(),
                         pid,
-                        window_relative: rel,
+                        toolkit: rel,
                         showing: states.has(atspi_state::SHOWING)
                             || states.has(atspi_state::VISIBLE),
                         active: states.has(atspi_state::ACTIVE),
@@ -362,7 +379,7 @@ struct Frame {
     app_name: String,
     title: String,
     pid: Option<u32>,
-    window_relative: bool,
+    toolkit: Toolkit,
     showing: bool,
     active: bool,
     iconified: bool,
@@ -472,7 +489,7 @@ impl Backend for LinuxBackend {
             .unwrap_or(Point::new(0, 0));
         let placement = Placement {
             origin,
-            window_relative: entry.window_relative,
+            toolkit: entry.toolkit,
         };
         let root = match &options.subtree {
             Some(id) => {

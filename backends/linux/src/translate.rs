@@ -437,6 +437,30 @@ mod tests {
     }
 }
 
+/// What the walk must know about an application's toolkit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Toolkit {
+    /// Extents are relative to the window already (GTK 4), not to the screen.
+    pub window_relative_extents: bool,
+    /// `Properties.GetAll` is safe to call (Qt 5.15 and 6.4 crash on it).
+    pub get_all_is_safe: bool,
+    /// Buttons are named "label label" (GTK 4).
+    pub doubles_button_names: bool,
+}
+
+impl Toolkit {
+    /// From `Application.ToolkitName` and `Application.Version`.
+    pub fn from_name_and_version(name: &str, version: &str) -> Toolkit {
+        let gtk4 = name.eq_ignore_ascii_case("gtk") && version.starts_with('4');
+        let qt = name.to_ascii_lowercase().starts_with("qt");
+        Toolkit {
+            window_relative_extents: gtk4,
+            get_all_is_safe: !qt && !name.is_empty(),
+            doubles_button_names: gtk4,
+        }
+    }
+}
+
 /// Parses `KEY=VALUE` lines as `systemctl --user show-environment` prints them. Values quoted by
 /// systemd (`$'…'`) are unquoted for the common escapes.
 pub fn parse_env_lines(text: &str) -> std::collections::HashMap<String, String> {
@@ -456,6 +480,23 @@ pub fn parse_env_lines(text: &str) -> std::collections::HashMap<String, String> 
 
 #[cfg(test)]
 mod env_tests {
+    use super::Toolkit;
+
+    #[test]
+    fn toolkits_from_their_application_properties() {
+        let gtk4 = Toolkit::from_name_and_version("GTK", "4.8.3");
+        assert!(gtk4.window_relative_extents && gtk4.get_all_is_safe && gtk4.doubles_button_names);
+        let gtk3 = Toolkit::from_name_and_version("GTK", "3.24.38");
+        assert!(!gtk3.window_relative_extents && gtk3.get_all_is_safe);
+        let qt = Toolkit::from_name_and_version("Qt", "6.4.2");
+        assert!(!qt.get_all_is_safe && !qt.window_relative_extents);
+        assert!(
+            !Toolkit::from_name_and_version("", "").get_all_is_safe,
+            "unknown toolkits get single Gets"
+        );
+        assert!(Toolkit::from_name_and_version("Gecko", "153.8").get_all_is_safe);
+    }
+
     use super::parse_env_lines;
 
     #[test]

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue};
 use zbus::Connection;
 
-use crate::translate::AtspiStates;
+use crate::translate::{AtspiStates, Toolkit};
 
 pub(crate) const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 pub(crate) const COMPONENT: &str = "org.a11y.atspi.Component";
@@ -221,18 +221,19 @@ impl Atspi {
         .ok()
     }
 
-    /// Whether the app's extents are window-relative (GTK 4) rather than screen coordinates.
-    pub(crate) async fn extents_are_window_relative(&self, app: &ObjRef) -> bool {
-        let Ok(props) = self.properties(app, APPLICATION).await else {
-            return false;
-        };
-        let text = |k: &str| {
-            props
-                .get(k)
-                .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+    /// The toolkit behind an application, read with single `Get` calls: Qt crashes on
+    /// `Properties.GetAll` (Qt 5.15 and 6.4, seen on the test desktop).
+    pub(crate) async fn toolkit(&self, app: &ObjRef) -> Toolkit {
+        let (name, version) = tokio::join!(
+            self.property(app, APPLICATION, "ToolkitName"),
+            self.property(app, APPLICATION, "Version"),
+        );
+        let text = |v: Result<OwnedValue>| {
+            v.ok()
+                .and_then(|v| String::try_from(v).ok())
                 .unwrap_or_default()
         };
-        text("ToolkitName").eq_ignore_ascii_case("gtk") && text("Version").starts_with('4')
+        Toolkit::from_name_and_version(&text(name), &text(version))
     }
 }
 

@@ -19,7 +19,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
 use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, TEXT, VALUE};
-use crate::translate::{self, atspi_state, AtspiStates};
+use crate::translate::{self, atspi_state, AtspiStates, Toolkit};
 
 /// Nodes fetched concurrently.
 const IN_FLIGHT: usize = 96;
@@ -33,8 +33,8 @@ const MAX_TEXT_CHARS: i32 = 2000;
 pub(crate) struct Placement {
     /// The window's screen origin (subtracted from screen extents).
     pub origin: Point,
-    /// The toolkit reports window-relative extents already (GTK 4).
-    pub window_relative: bool,
+    /// What the application's toolkit does differently.
+    pub toolkit: Toolkit,
 }
 
 impl Placement {
@@ -43,7 +43,7 @@ impl Placement {
             return None;
         }
         let r = Rect::new(x, y, w.max(0), h.max(0));
-        Some(if self.window_relative {
+        Some(if self.toolkit.window_relative_extents {
             r
         } else {
             r.relative_to(self.origin)
@@ -222,7 +222,7 @@ async fn fetch_inner(
     let obj = &p.obj;
     // Round 1: what the node is.
     let (props, role, states, ifaces, extents) = tokio::join!(
-        atspi.properties(obj, ACCESSIBLE),
+        accessible_properties(atspi, obj, placement.toolkit),
         atspi.role(obj),
         atspi.states(obj),
         atspi.call::<_, Vec<String>>(obj, ACCESSIBLE, "GetInterfaces", &()),
@@ -241,7 +241,7 @@ async fn fetch_inner(
 
     let mut node = Node::new(role, obj.identity());
     node.name = prop_text(&props, "Name");
-    if placement.window_relative && role.is_interactive() {
+    if placement.toolkit.doubles_button_names && role.is_interactive() {
         let collapsed = translate::collapse_doubled_name(&node.name);
         if collapsed.len() != node.name.len() {
             node.name = collapsed.to_owned();
@@ -311,6 +311,31 @@ async fn fetch_inner(
         children,
         omitted_children,
     })
+}
+
+/// Name, Description, ChildCount and AccessibleId: one `GetAll` where the toolkit survives it,
+/// single `Get`s otherwise.
+async fn accessible_properties(
+    atspi: &Atspi,
+    obj: &ObjRef,
+    toolkit: Toolkit,
+) -> Result<std::collections::HashMap<String, OwnedValue>> {
+    if toolkit.get_all_is_safe {
+        return atspi.properties(obj, ACCESSIBLE).await;
+    }
+    let (name, description, count) = tokio::join!(
+        atspi.property(obj, ACCESSIBLE, "Name"),
+        atspi.property(obj, ACCESSIBLE, "Description"),
+        atspi.property(obj, ACCESSIBLE, "ChildCount"),
+    );
+    let mut out = std::collections::HashMap::new();
+    out.insert("Name".to_owned(), name?);
+    for (key, value) in [("Description", description), ("ChildCount", count)] {
+        if let Ok(v) = value {
+            out.insert(key.to_owned(), v);
+        }
+    }
+    Ok(out)
 }
 
 async fn read_children(
@@ -450,7 +475,7 @@ mod tests {
     fn placement_converts_screen_extents() {
         let screen = Placement {
             origin: Point::new(100, 50),
-            window_relative: false,
+            toolkit: Toolkit::default(),
         };
         assert_eq!(
             screen.bounds((110, 60, 5, 5)),
@@ -458,7 +483,7 @@ mod tests {
         );
         let gtk4 = Placement {
             origin: Point::new(100, 50),
-            window_relative: true,
+            toolkit: Toolkit::from_name_and_version("GTK", "4.8.3"),
         };
         assert_eq!(gtk4.bounds((10, 10, 5, 5)), Some(Rect::new(10, 10, 5, 5)));
         assert_eq!(screen.bounds((0, 0, 0, 0)), None);
