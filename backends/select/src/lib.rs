@@ -1,7 +1,7 @@
 //! The one place that picks the platform backend.
 //!
 //! [`platform_backend`] returns the adapter compiled in for this OS, or the
-//! [`Unavailable`](cu_core::backend::Unavailable) fallback that answers every GUI call with
+//! [`Unavailable`] fallback that answers every GUI call with
 //! `GUI_UNAVAILABLE` and says why. Nothing connects here: adapters connect lazily on their first
 //! GUI call, so a machine without a desktop starts fine.
 //!
@@ -23,33 +23,14 @@ pub fn platform_backend() -> Arc<dyn Backend> {
     }
     #[cfg(not(all(target_os = "linux", feature = "linux")))]
     {
-        Arc::new(Unavailable::new(unavailable_reason()))
+        no_gui_backend(&format!(
+            "this build has no desktop adapter for {} (the cargo feature for it is off, or the adapter is not implemented yet)",
+            std::env::consts::OS
+        ))
     }
 }
 
-/// Why no adapter is available in this build, for the fallback's error message.
-pub fn unavailable_reason() -> String {
-    let os = std::env::consts::OS;
-    let adapter_feature = match os {
-        "linux" => "linux",
-        "windows" => "windows",
-        "macos" => "macos",
-        _ => return format!("no desktop backend exists for {os}"),
-    };
-    let compiled = match os {
-        "linux" => cfg!(feature = "linux"),
-        _ => false,
-    };
-    if compiled {
-        format!("the {adapter_feature} adapter is compiled in")
-    } else {
-        format!(
-            "this build has no {adapter_feature} desktop adapter (cargo feature `{adapter_feature}` of cu-backends is off or not yet implemented for {os})"
-        )
-    }
-}
-
-/// A backend that never connects: used by tests and by builds that want no GUI at all.
+/// A backend that never connects and answers every GUI call with `GUI_UNAVAILABLE` and `reason`.
 pub fn no_gui_backend(reason: &str) -> Arc<dyn Backend> {
     Arc::new(Unavailable::new(reason))
 }

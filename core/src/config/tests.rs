@@ -183,7 +183,7 @@ fn wrong_type_in_file_says_what_was_expected() {
 
 #[test]
 fn out_of_range_in_file_and_env() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     f.write("mcp-computer-use.toml", "[timeouts]\nadaptive_window = 0\n");
     let e = f.err();
     assert_eq!(e.key, "timeouts.adaptive_window");

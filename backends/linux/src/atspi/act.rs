@@ -85,17 +85,17 @@ async fn do_named_action(
     rank: impl Fn(&str) -> Option<u8>,
     what: &str,
 ) -> Result<()> {
-    let actions: Vec<(String, String, String)> = atspi
-        .call(obj, ACTION, "GetActions", &())
+    let actions = atspi
+        .action_names(obj)
         .await
         .map_err(|e| not_supported_if_missing(e, what))?;
     let best = actions
         .iter()
         .enumerate()
-        .filter_map(|(i, (name, _, _))| rank(name).map(|r| (r, i)))
+        .filter_map(|(i, name)| rank(name).map(|r| (r, i)))
         .min();
     let Some((_, index)) = best else {
-        let names: Vec<&str> = actions.iter().map(|(n, _, _)| n.as_str()).collect();
+        let names: Vec<&str> = actions.iter().map(String::as_str).collect();
         return Err(Error::new(
             ErrorCode::ActionNotSupported,
             format!(
@@ -115,7 +115,7 @@ async fn do_named_action(
     ok.then_some(()).ok_or_else(|| {
         Error::new(
             ErrorCode::ActionFailed,
-            format!("the application refused the action {:?}", actions[index].0),
+            format!("the application refused the action {:?}", actions[index]),
         )
     })
 }

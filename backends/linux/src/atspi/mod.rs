@@ -97,7 +97,7 @@ impl Atspi {
             },
         };
         let conn = zbus::connection::Builder::address(address.as_str())
-            .and_then(|b| Ok(b.method_timeout(Duration::from_secs(3))))
+            .map(|b| b.method_timeout(Duration::from_secs(3)))
             .map_err(|e| unavailable(format!("bad AT-SPI bus address {address:?}: {e}")))?
             .build()
             .await
@@ -195,6 +195,23 @@ impl Atspi {
     pub(crate) async fn extents(&self, obj: &ObjRef) -> Result<(i32, i32, i32, i32)> {
         self.call(obj, COMPONENT, "GetExtents", &(COORD_SCREEN,))
             .await
+    }
+
+    /// The names of an element's actions. `GetActions` is one call, but Chromium and Firefox
+    /// answer it with empty names; `GetName(i)` per action then gives the real ones.
+    pub(crate) async fn action_names(&self, obj: &ObjRef) -> Result<Vec<String>> {
+        let actions: Vec<(String, String, String)> =
+            self.call(obj, ACTION, "GetActions", &()).await?;
+        if actions.iter().all(|(name, _, _)| !name.is_empty()) {
+            return Ok(actions.into_iter().map(|(name, _, _)| name).collect());
+        }
+        let names = (0..actions.len() as i32)
+            .map(|i| async move { self.call::<_, String>(obj, ACTION, "GetName", &(i,)).await });
+        Ok(futures_util::future::join_all(names)
+            .await
+            .into_iter()
+            .map(|n| n.unwrap_or_default())
+            .collect())
     }
 
     /// The desktop root of the registry.

@@ -264,10 +264,7 @@ async fn fetch_inner(
         read_children(atspi, obj, child_count, manages),
         async {
             if has(ACTION) {
-                atspi
-                    .call::<_, Vec<(String, String, String)>>(obj, ACTION, "GetActions", &())
-                    .await
-                    .ok()
+                atspi.action_names(obj).await.ok()
             } else {
                 None
             }
@@ -405,7 +402,7 @@ fn format_number(v: f64) -> String {
 fn derive_actions(
     role: Role,
     ifaces: &[String],
-    actions: &[(String, String, String)],
+    actions: &[String],
     states: AtspiStates,
 ) -> Vec<ActionKind> {
     let mut out: Vec<ActionKind> = Vec::new();
@@ -414,7 +411,7 @@ fn derive_actions(
             out.push(k);
         }
     };
-    for (name, _, _) in actions {
+    for name in actions {
         if let Some(kind) = translate::action_kind(name) {
             add(kind);
         }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+#! The whole test suite on a fresh Debian 12 machine: installs what is missing, checks format,
+#! lints, docs, starts the headless desktop, runs every test against real apps, type-checks the
+#! Windows and macOS targets, stops the desktop. Exits non-zero on any failure.
+# Usage: scripts/test.sh            (env: DESKENV_DISPLAY, default 58; SKIP_XCHECK=1 to skip the cross check)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+N="${DESKENV_DISPLAY:-58}"
+STATE="/tmp/deskenv-$N"
+T0=$(date +%s)
+phase() { echo "==> [$(( $(date +%s) - T0 ))s] $*" >&2; }
+export CARGO_TERM_COLOR=never
+
+phase "install packages the tests need"
+scripts/install-deps.sh
+
+phase "cargo fmt --check"
+cargo fmt --all -- --check
+
+phase "cargo clippy (host)"
+cargo clippy -q --workspace --all-targets -- -D warnings
+
+phase "cargo doc (RUSTDOCFLAGS=-D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
+
+phase "build"
+cargo build -q --workspace --all-targets
+
+phase "start the headless desktop :$N"
+cleanup() { phase "stop the desktop"; scripts/desktop/stop-desktop.sh "$N" --purge || true; }
+trap cleanup EXIT
+scripts/desktop/start-desktop.sh "$N" >/dev/null
+set -a; . "$STATE/env"; set +a
+export MCP_CU_TEST_DESKTOP="$N"
+
+phase "cargo test (unit + end-to-end on the desktop)"
+cargo test --workspace -- --test-threads=1
+
+if [ "${SKIP_XCHECK:-0}" != 1 ]; then
+  phase "type-check + clippy for Windows and macOS"
+  scripts/xcheck.sh
+fi
+phase "all tests passed"
