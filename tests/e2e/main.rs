@@ -1,1 +1,10 @@
-//! placeholder
+//! End-to-end tests: the real binary and the real backend against real apps on the headless
+//! desktop that `scripts/test.sh` starts.
+//!
+//! Without a desktop (no `MCP_CU_TEST_DESKTOP`), each desktop test prints that it skipped; under
+//! `CI=true` a missing desktop is a failure. Desktop tests take a global lock, so they never
+//! fight over focus and the pointer even when the harness runs them on several threads.
+
+mod cli;
+mod harness;
+mod linux_backend;

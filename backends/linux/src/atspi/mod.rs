@@ -198,11 +198,17 @@ impl Atspi {
     }
 
     /// The names of an element's actions. `GetActions` is one call, but Chromium and Firefox
-    /// answer it with empty names; `GetName(i)` per action then gives the real ones.
+    /// answer it with empty or mangled names (`""`, `";;"`); `GetName(i)` per action then gives the real ones.
     pub(crate) async fn action_names(&self, obj: &ObjRef) -> Result<Vec<String>> {
         let actions: Vec<(String, String, String)> =
             self.call(obj, ACTION, "GetActions", &()).await?;
-        if actions.iter().all(|(name, _, _)| !name.is_empty()) {
+        let plausible = |name: &str| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-'))
+        };
+        if actions.iter().all(|(name, _, _)| plausible(name)) {
             return Ok(actions.into_iter().map(|(name, _, _)| name).collect());
         }
         let names = (0..actions.len() as i32)
