@@ -28,7 +28,18 @@ phase "build"
 cargo build -q --workspace --all-targets
 
 phase "start the headless desktop :$N"
-cleanup() { phase "stop the desktop"; scripts/desktop/stop-desktop.sh "$N" --purge || true; }
+cleanup() {
+  local rc=$?
+  phase "stop the desktop"
+  scripts/desktop/stop-desktop.sh "$N" --purge || true
+  # The sandbox must leave no process behind.
+  if pgrep -f "Xvfb :$N( |\$)" >/dev/null || pgrep -f "deskenv-$N/" >/dev/null; then
+    echo "processes of desktop :$N are still running after stop:" >&2
+    pgrep -af "Xvfb :$N( |\$)|deskenv-$N/" >&2
+    rc=1
+  fi
+  exit $rc
+}
 trap cleanup EXIT
 scripts/desktop/start-desktop.sh "$N" >/dev/null
 set -a; . "$STATE/env"; set +a

@@ -361,6 +361,55 @@ mod tests {
     }
 
     #[test]
+    fn snapshot_round_trips_through_json_and_leaves_out_empty_fields() {
+        use crate::geometry::Rect;
+        use crate::window::{WindowId, WindowInfo};
+        let mut root = Node::new(Role::Window, ElementIdentity(":1.5|/root".into()));
+        root.name = "Calculator".into();
+        root.children = vec![1];
+        let mut button = Node::new(Role::Button, ElementIdentity(":1.5|/b7".into()));
+        button.name = "7".into();
+        button.parent = Some(0);
+        button.bounds = Some(Rect::new(16, 300, 55, 40));
+        button.actions = vec![ActionKind::Invoke, ActionKind::Focus];
+        button.states = StateSet::EMPTY.with(State::Focusable);
+        let snapshot = Snapshot {
+            window: WindowInfo {
+                id: WindowId("x11:0x800004".into()),
+                app: "gnome-calculator".into(),
+                title: "Calculator".into(),
+                pid: Some(42),
+                bounds: Some(Rect::new(1377, 304, 365, 508)),
+                focused: true,
+                minimized: false,
+            },
+            desktop: DesktopInstance("linux-1".into()),
+            nodes: vec![root, button],
+            truncated: Some(Truncation {
+                reason: TruncationReason::NodeLimit,
+                omitted: 3,
+            }),
+            elapsed_ms: 12,
+        };
+        let json = serde_json::to_value(&snapshot).unwrap_or_default();
+        assert!(
+            json["window"].get("minimized").is_none(),
+            "false flags are left out"
+        );
+        assert!(
+            json["nodes"][0].get("value").is_none(),
+            "null fields are left out"
+        );
+        assert!(
+            json["nodes"][1].get("children").is_none(),
+            "empty lists are left out"
+        );
+        assert_eq!(json["truncated"]["reason"], "node_limit");
+        let back: Snapshot = serde_json::from_value(json).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, snapshot);
+    }
+
+    #[test]
     fn every_state_has_a_distinct_bit_and_name() {
         let mut seen = StateSet::EMPTY;
         for s in State::ALL {
