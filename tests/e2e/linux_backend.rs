@@ -193,6 +193,7 @@ async fn gtk3_check_box_toggles_when_clicked_at_its_centre() {
 }
 
 async fn browser_page(d: &Desktop, kind: &str) {
+    // The tree can exist before the page is laid out: wait for the button's bounds too.
     let browser = d.launch(kind);
     let w = d.window_of(&browser).await;
     let snap = eventually(
@@ -204,7 +205,8 @@ async fn browser_page(d: &Desktop, kind: &str) {
                 .snapshot(&w.id, &SnapshotOptions::default())
                 .await
                 .ok()?;
-            try_find(&s, Role::Button, "Delete").is_some().then_some(s)
+            try_find(&s, Role::Button, "Delete")?.bounds?;
+            Some(s)
         },
     )
     .await;

@@ -285,6 +285,75 @@ pub fn states(s: AtspiStates) -> StateSet {
     out
 }
 
+/// The AT-SPI interfaces that decide which semantic actions an element offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InterfaceSet {
+    /// `org.a11y.atspi.Action`.
+    pub action: bool,
+    /// `org.a11y.atspi.EditableText`.
+    pub editable_text: bool,
+    /// `org.a11y.atspi.Value`.
+    pub value: bool,
+}
+
+impl InterfaceSet {
+    /// From the interface names `GetInterfaces` (or `Cache.GetItems`) lists.
+    pub fn of(names: &[String]) -> InterfaceSet {
+        let has = |n: &str| names.iter().any(|i| i == n);
+        InterfaceSet {
+            action: has("org.a11y.atspi.Action"),
+            editable_text: has("org.a11y.atspi.EditableText"),
+            value: has("org.a11y.atspi.Value"),
+        }
+    }
+}
+
+/// The semantic actions an element offers, from its role, states and interfaces, without asking
+/// for its action names (browsers answer `GetActions` with empty names, and every call costs a
+/// round trip per node). `act.rs` picks the concrete action by name when it performs one.
+pub fn actions(role: Role, s: AtspiStates, ifaces: InterfaceSet) -> Vec<ActionKind> {
+    use atspi_state as a;
+    let mut out = Vec::new();
+    if ifaces.action {
+        let checkable = matches!(
+            role,
+            Role::CheckBox
+                | Role::ToggleButton
+                | Role::Switch
+                | Role::CheckMenuItem
+                | Role::RadioButton
+                | Role::RadioMenuItem
+        );
+        if role.is_interactive() || matches!(role, Role::Image | Role::Unknown | Role::ComboBox) {
+            out.push(ActionKind::Invoke);
+        }
+        if checkable {
+            out.push(ActionKind::Toggle);
+        }
+        if s.has(a::EXPANDABLE) || matches!(role, Role::ComboBox) {
+            out.push(ActionKind::Expand);
+        }
+    }
+    if s.has(a::SELECTABLE)
+        && matches!(
+            role,
+            Role::ListItem | Role::Tab | Role::TreeItem | Role::Cell
+        )
+    {
+        out.push(ActionKind::Select);
+    }
+    if ifaces.editable_text && (s.has(a::EDITABLE) || role.is_editable_text()) {
+        out.push(ActionKind::SetText);
+    }
+    if ifaces.value && matches!(role, Role::Slider | Role::SpinButton) {
+        out.push(ActionKind::SetValue);
+    }
+    if s.has(a::FOCUSABLE) {
+        out.push(ActionKind::Focus);
+    }
+    out
+}
+
 /// Which shared action an AT-SPI action name stands for, if any.
 pub fn action_kind(name: &str) -> Option<ActionKind> {
     match name.to_ascii_lowercase().as_str() {
@@ -427,6 +496,60 @@ mod tests {
     }
 
     #[test]
+    fn actions_follow_role_states_and_interfaces() {
+        let all = InterfaceSet {
+            action: true,
+            editable_text: true,
+            value: true,
+        };
+        let button = actions(
+            Role::Button,
+            with(&[atspi_state::FOCUSABLE]),
+            InterfaceSet {
+                action: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(button, vec![ActionKind::Invoke, ActionKind::Focus]);
+        let check = actions(Role::CheckBox, AtspiStates::default(), all);
+        assert_eq!(check, vec![ActionKind::Invoke, ActionKind::Toggle]);
+        // Chromium fields: editable, but no EditableText interface: set_text is not offered.
+        let field = actions(
+            Role::TextInput,
+            with(&[atspi_state::EDITABLE, atspi_state::FOCUSABLE]),
+            InterfaceSet {
+                action: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(field, vec![ActionKind::Invoke, ActionKind::Focus]);
+        let gtk_entry = actions(Role::TextInput, with(&[atspi_state::EDITABLE]), all);
+        assert!(gtk_entry.contains(&ActionKind::SetText));
+        assert_eq!(
+            actions(Role::Label, AtspiStates::default(), all),
+            Vec::<ActionKind>::new()
+        );
+        let slider = actions(
+            Role::Slider,
+            AtspiStates::default(),
+            InterfaceSet {
+                value: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(slider, vec![ActionKind::SetValue]);
+        let tab = actions(
+            Role::Tab,
+            with(&[atspi_state::SELECTABLE]),
+            InterfaceSet {
+                action: true,
+                ..Default::default()
+            },
+        );
+        assert_eq!(tab, vec![ActionKind::Invoke, ActionKind::Select]);
+    }
+
+    #[test]
     fn gtk4_doubled_button_names_collapse() {
         assert_eq!(collapse_doubled_name("7 7"), "7");
         assert_eq!(collapse_doubled_name("× ×"), "×");
@@ -446,6 +569,10 @@ pub struct Toolkit {
     pub get_all_is_safe: bool,
     /// Buttons are named "label label" (GTK 4).
     pub doubles_button_names: bool,
+    /// `Text.GetText(0, -1)` answers "" and the character count must be the end offset (GTK 4).
+    pub text_needs_count: bool,
+    /// `Cache.GetItems` answers with the current signature (GTK, Gecko, Chromium; not Qt).
+    pub bulk_items: bool,
 }
 
 impl Toolkit {
@@ -457,6 +584,8 @@ impl Toolkit {
             window_relative_extents: gtk4,
             get_all_is_safe: !qt && !name.is_empty(),
             doubles_button_names: gtk4,
+            text_needs_count: gtk4,
+            bulk_items: !qt && !name.is_empty(),
         }
     }
 }

@@ -28,6 +28,8 @@ const REGISTRY: &str = "org.a11y.atspi.Registry";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 const NULL_PATH: &str = "/org/a11y/atspi/null";
 
+pub(crate) static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// AT-SPI coordinate type: screen.
 pub(crate) const COORD_SCREEN: u32 = 0;
 
@@ -121,6 +123,7 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + zbus::zvariant::Type,
     {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let msg = self
             .conn
             .call_method(

@@ -8,18 +8,18 @@
 //! very many children (a 10 000-row list) are read only up to [`MAX_CHILDREN_READ`], through
 //! `GetChildAtIndex`, so the app is never asked to build accessibles for every row.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use cu_core::element::{ActionKind, Node, SnapshotOptions, Truncation, TruncationReason};
+use cu_core::element::{Node, SnapshotOptions, Truncation, TruncationReason};
 use cu_core::geometry::{Point, Rect};
 use cu_core::role::Role;
 use cu_core::Result;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
-use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, TEXT, VALUE};
-use crate::translate::{self, atspi_state, AtspiStates, Toolkit};
+use super::{Atspi, ObjRef, ACCESSIBLE, TEXT, VALUE};
+use crate::translate::{self, atspi_state, AtspiStates, InterfaceSet, Toolkit};
 
 /// Nodes fetched concurrently.
 const IN_FLIGHT: usize = 96;
@@ -79,6 +79,18 @@ pub(crate) async fn walk(
     let mut children_of: Vec<Vec<u32>> = Vec::new();
     let mut seen: HashSet<ObjRef> = HashSet::new();
     let mut queue: VecDeque<Pending> = VecDeque::new();
+    let prefetch_started = Instant::now();
+    let prefetched = if placement.toolkit.bulk_items {
+        prefetch(atspi, &root.bus).await
+    } else {
+        HashMap::new()
+    };
+    tracing::debug!(
+        items = prefetched.len(),
+        ms = prefetch_started.elapsed().as_secs_f64() * 1000.0,
+        calls_before = super::CALLS.load(std::sync::atomic::Ordering::Relaxed),
+        "bulk items"
+    );
     let mut in_flight = FuturesUnordered::new();
     let mut truncation: Option<TruncationReason> = None;
     let mut omitted: u32 = 0;
@@ -94,7 +106,8 @@ pub(crate) async fn walk(
     loop {
         while in_flight.len() < IN_FLIGHT {
             let Some(p) = queue.pop_front() else { break };
-            in_flight.push(fetch(atspi, p, placement, opts.read_text));
+            let cached = prefetched.get(&p.obj);
+            in_flight.push(fetch(atspi, p, placement, opts.read_text, cached));
         }
         if in_flight.is_empty() {
             break;
@@ -169,6 +182,11 @@ pub(crate) async fn walk(
         node.children = kids;
     }
     let nodes = into_preorder(nodes);
+    tracing::debug!(
+        nodes = nodes.len(),
+        calls_after = super::CALLS.load(std::sync::atomic::Ordering::Relaxed),
+        "walk done"
+    );
     Ok((
         nodes,
         truncation.map(|reason| Truncation { reason, omitted }),
@@ -206,11 +224,135 @@ fn into_preorder(nodes: Vec<Node>) -> Vec<Node> {
 
 type FetchResult = std::result::Result<Fetched, (Option<u32>, cu_core::Error)>;
 
-async fn fetch(atspi: &Atspi, p: Pending, placement: Placement, read_text: bool) -> FetchResult {
+async fn fetch(
+    atspi: &Atspi,
+    p: Pending,
+    placement: Placement,
+    read_text: bool,
+    cached: Option<&Cached>,
+) -> FetchResult {
     let parent = p.parent;
-    fetch_inner(atspi, p, placement, read_text)
+    fetch_inner(atspi, p, placement, read_text, cached)
         .await
         .map_err(|e| (parent, e))
+}
+
+/// What `Cache.GetItems` says about one element.
+struct Cached {
+    /// The children, when the items account for exactly the count the element reports.
+    children: Option<Vec<ObjRef>>,
+    interfaces: Vec<String>,
+    name: String,
+    role: u32,
+    description: String,
+    states: AtspiStates,
+}
+
+type ItemRef = (String, OwnedObjectPath);
+type CacheItem = (
+    ItemRef,
+    ItemRef,
+    ItemRef,
+    i32,
+    i32,
+    Vec<String>,
+    String,
+    u32,
+    String,
+    Vec<u32>,
+);
+
+/// Name, role, states, interfaces and child count of every element the app caches, in one call.
+/// Not complete (web documents, children of MANAGES_DESCENDANTS containers are missing), so the
+/// walk still asks for children and falls back to single calls for what is not here.
+async fn prefetch(atspi: &Atspi, bus: &str) -> HashMap<ObjRef, Cached> {
+    let Ok(path) = OwnedObjectPath::try_from("/org/a11y/atspi/cache") else {
+        return HashMap::new();
+    };
+    let cache = ObjRef {
+        bus: bus.to_owned(),
+        path,
+    };
+    let items = match atspi
+        .call::<_, Vec<CacheItem>>(&cache, "org.a11y.atspi.Cache", "GetItems", &())
+        .await
+    {
+        Ok(items) => items,
+        Err(e) => {
+            tracing::debug!("no bulk items from {bus}: {}", e.message);
+            return HashMap::new();
+        }
+    };
+    let mut claimed: HashMap<ObjRef, Vec<(i32, ObjRef)>> = HashMap::new();
+    let mut counts: Vec<(ObjRef, i32)> = Vec::with_capacity(items.len());
+    let mut out: HashMap<ObjRef, Cached> = HashMap::with_capacity(items.len());
+    for (
+        (bus, path),
+        _app,
+        (pbus, ppath),
+        index,
+        child_count,
+        interfaces,
+        name,
+        role,
+        description,
+        states,
+    ) in items
+    {
+        let me = ObjRef { bus, path };
+        claimed
+            .entry(ObjRef {
+                bus: pbus,
+                path: ppath,
+            })
+            .or_default()
+            .push((index, me.clone()));
+        counts.push((me.clone(), child_count));
+        let states = AtspiStates::from_words(&states);
+        out.insert(
+            me,
+            Cached {
+                children: None,
+                interfaces,
+                name,
+                role,
+                description,
+                states,
+            },
+        );
+    }
+    for (me, count) in counts {
+        let kids = claimed.remove(&me).unwrap_or_default();
+        let Some(entry) = out.get_mut(&me) else {
+            continue;
+        };
+        // Trust the items only when they match the element's own count exactly, indexes 0..n:
+        // GTK 4 lists items no GetChildren reaches, GTK 3 menus report 0 children they have.
+        if count >= 0 && kids.len() == count as usize && (count > 0 || !lazy_children(entry.role)) {
+            let mut kids = kids;
+            kids.sort_by_key(|(i, _)| *i);
+            if kids.iter().enumerate().all(|(n, (i, _))| *i == n as i32) {
+                entry.children = Some(kids.into_iter().map(|(_, r)| r).collect());
+            }
+        }
+    }
+    out
+}
+
+/// Roles whose children toolkits create lazily, so a cached count of 0 is not believed.
+fn lazy_children(atspi_role: u32) -> bool {
+    use crate::translate::atspi_role as r;
+    matches!(
+        atspi_role,
+        r::MENU
+            | r::MENU_BAR
+            | r::POPUP_MENU
+            | r::MENU_ITEM
+            | r::COMBO_BOX
+            | r::DOCUMENT_WEB
+            | r::DOCUMENT_FRAME
+            | r::EMBEDDED
+    )
 }
 
 async fn fetch_inner(
@@ -218,55 +360,84 @@ async fn fetch_inner(
     p: Pending,
     placement: Placement,
     read_text: bool,
+    cached: Option<&Cached>,
 ) -> Result<Fetched> {
     let obj = &p.obj;
-    // Round 1: what the node is.
-    let (props, role, states, ifaces, extents) = tokio::join!(
-        accessible_properties(atspi, obj, placement.toolkit),
-        atspi.role(obj),
-        atspi.states(obj),
-        atspi.call::<_, Vec<String>>(obj, ACCESSIBLE, "GetInterfaces", &()),
-        atspi.extents(obj),
-    );
-    let props = props?;
-    let atspi_role = role?;
-    let states = states.unwrap_or_default();
-    let ifaces = ifaces.unwrap_or_default();
+    // Round 1: what the node is (only the extents when the bulk items said the rest).
+    let (name, description, toolkit_id, child_count, atspi_role, states, ifaces, extents) =
+        match cached {
+            Some(c) => {
+                let extents = atspi.extents(obj).await;
+                let c_ifaces = c.interfaces.clone();
+                (
+                    c.name.clone(),
+                    c.description.clone(),
+                    String::new(),
+                    None,
+                    c.role,
+                    c.states,
+                    c_ifaces,
+                    extents,
+                )
+            }
+            None => {
+                let (props, role, states, ifaces, extents) = tokio::join!(
+                    accessible_properties(atspi, obj, placement.toolkit),
+                    atspi.role(obj),
+                    atspi.states(obj),
+                    atspi.call::<_, Vec<String>>(obj, ACCESSIBLE, "GetInterfaces", &()),
+                    atspi.extents(obj),
+                );
+                let props = props?;
+                let child_count = props
+                    .get("ChildCount")
+                    .and_then(|v| i32::try_from(v).ok())
+                    .unwrap_or(0);
+                (
+                    prop_text(&props, "Name"),
+                    prop_text(&props, "Description"),
+                    prop_text(&props, "AccessibleId"),
+                    Some(child_count),
+                    role?,
+                    states.unwrap_or_default(),
+                    ifaces.unwrap_or_default(),
+                    extents,
+                )
+            }
+        };
     let has = |name: &str| ifaces.iter().any(|i| i == name);
-    let child_count = props
-        .get("ChildCount")
-        .and_then(|v| i32::try_from(v).ok())
-        .unwrap_or(0);
     let role = translate::role(atspi_role, states);
 
     let mut node = Node::new(role, obj.identity());
-    node.name = prop_text(&props, "Name");
+    node.name = name;
     if placement.toolkit.doubles_button_names && role.is_interactive() {
         let collapsed = translate::collapse_doubled_name(&node.name);
         if collapsed.len() != node.name.len() {
             node.name = collapsed.to_owned();
         }
     }
-    node.description = Some(prop_text(&props, "Description")).filter(|d| !d.is_empty());
-    node.toolkit_id = Some(prop_text(&props, "AccessibleId")).filter(|d| !d.is_empty());
+    node.description = Some(description).filter(|d| !d.is_empty());
+    node.toolkit_id = Some(toolkit_id).filter(|d| !d.is_empty());
     node.states = translate::states(states);
     node.bounds = extents.ok().and_then(|e| placement.bounds(e));
 
     // Round 2: children, actions, text and value, all at once.
-    let want_text = read_text && has(TEXT) && translate::reads_text(role);
+    // Labels whose name is their text (GTK, Qt, browsers) need no second read.
+    let want_text = read_text
+        && has(TEXT)
+        && translate::reads_text(role)
+        && (role != Role::Label || node.name.is_empty());
     let want_value = has(VALUE)
         && matches!(
             role,
             Role::Slider | Role::SpinButton | Role::ProgressBar | Role::ScrollBar
         );
     let manages = states.has(atspi_state::MANAGES_DESCENDANTS);
-    let (children, actions, text, value) = tokio::join!(
-        read_children(atspi, obj, child_count, manages),
+    let (children, text, value) = tokio::join!(
         async {
-            if has(ACTION) {
-                atspi.action_names(obj).await.ok()
-            } else {
-                None
+            match cached.and_then(|c| c.children.clone()) {
+                Some(kids) => (kids, 0),
+                None => read_children(atspi, obj, child_count, manages).await,
             }
         },
         async {
@@ -289,12 +460,7 @@ async fn fetch_inner(
         },
     );
     let (children, omitted_children) = children;
-    node.actions = derive_actions(
-        role,
-        &ifaces,
-        actions.as_deref().unwrap_or_default(),
-        states,
-    );
+    node.actions = translate::actions(role, states, InterfaceSet::of(&ifaces));
     node.value = match (text, value) {
         (Some(t), _) if t != node.name => Some(t),
         (_, Some(v)) => Some(format_number(v)),
@@ -335,12 +501,30 @@ async fn accessible_properties(
     Ok(out)
 }
 
+/// Children of `obj`. `count` is `None` when unknown: the bulk items' child counts are not
+/// reliable (GTK 3 menus report 0), so children are then asked for directly, except under
+/// MANAGES_DESCENDANTS containers, whose count is read first so a huge list is never listed whole.
 async fn read_children(
     atspi: &Atspi,
     obj: &ObjRef,
-    count: i32,
-    _manages: bool,
+    count: Option<i32>,
+    manages: bool,
 ) -> (Vec<ObjRef>, u32) {
+    let count = match count {
+        Some(n) => n,
+        None if manages => atspi
+            .property(obj, ACCESSIBLE, "ChildCount")
+            .await
+            .ok()
+            .and_then(|v| i32::try_from(v).ok())
+            .unwrap_or(0),
+        None => {
+            let mut kids = atspi.children(obj).await.unwrap_or_default();
+            let extra = kids.len().saturating_sub(MAX_CHILDREN_READ as usize);
+            kids.truncate(MAX_CHILDREN_READ as usize);
+            return (kids, extra as u32);
+        }
+    };
     if count <= 0 {
         return (Vec::new(), 0);
     }
@@ -396,37 +580,6 @@ fn format_number(v: f64) -> String {
     } else {
         format!("{v}")
     }
-}
-
-/// What the element offers, from its interfaces, actions and states.
-fn derive_actions(
-    role: Role,
-    ifaces: &[String],
-    actions: &[String],
-    states: AtspiStates,
-) -> Vec<ActionKind> {
-    let mut out: Vec<ActionKind> = Vec::new();
-    let mut add = |k: ActionKind| {
-        if !out.contains(&k) {
-            out.push(k);
-        }
-    };
-    for name in actions {
-        if let Some(kind) = translate::action_kind(name) {
-            add(kind);
-        }
-    }
-    let has = |name: &str| ifaces.iter().any(|i| i == name);
-    if has(super::EDITABLE_TEXT) && (states.has(atspi_state::EDITABLE) || role.is_editable_text()) {
-        add(ActionKind::SetText);
-    }
-    if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton) {
-        add(ActionKind::SetValue);
-    }
-    if states.has(atspi_state::FOCUSABLE) {
-        add(ActionKind::Focus);
-    }
-    out
 }
 
 #[cfg(test)]
