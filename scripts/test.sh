@@ -24,6 +24,9 @@ cargo clippy -q --workspace --all-targets -- -D warnings
 phase "cargo doc (RUSTDOCFLAGS=-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 
+phase "a build without desktop adapters answers GUI_UNAVAILABLE"
+cargo test -q -p cu-backends --no-default-features
+
 phase "build"
 cargo build -q --workspace --all-targets
 

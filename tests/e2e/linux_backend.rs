@@ -593,3 +593,62 @@ async fn huge_list_is_cut_within_budget_and_the_app_still_answers() {
     })
     .await;
 }
+
+fn xdotool(args: &[&str]) {
+    let status = Command::new("xdotool")
+        .args(args)
+        .status()
+        .unwrap_or_else(|e| panic!("xdotool: {e}"));
+    assert!(status.success(), "xdotool {args:?} failed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_refuses_covered_and_minimized_windows() {
+    let Some(d) = desktop("capture_refuses_covered_and_minimized_windows") else {
+        return;
+    };
+    let below = d.launch("qt6");
+    let above = d.launch("qt5");
+    let wb = d.window_of(&below).await;
+    let wa = d.window_of(&above).await;
+    let (xb, xa) = (
+        wb.id.as_str().trim_start_matches("x11:").to_owned(),
+        wa.id.as_str().trim_start_matches("x11:").to_owned(),
+    );
+    // Put the Qt5 window exactly over the Qt6 one and on top.
+    xdotool(&["windowmove", "--sync", &xb, "300", "300"]);
+    xdotool(&["windowmove", "--sync", &xa, "300", "300"]);
+    d.backend
+        .activate(&wa.id)
+        .await
+        .unwrap_or_else(|e| panic!("activate: {e}"));
+    let err = d.backend.capture(&wb.id).await.err().map(|e| e.code);
+    assert_eq!(
+        err,
+        Some(ErrorCode::ImageWindowObscured),
+        "a covered window must not yield another window's pixels"
+    );
+    // Raised, it captures.
+    d.backend
+        .activate(&wb.id)
+        .await
+        .unwrap_or_else(|e| panic!("activate: {e}"));
+    let image = d
+        .backend
+        .capture(&wb.id)
+        .await
+        .unwrap_or_else(|e| panic!("capture after raising: {e}"));
+    assert!(!image.is_uniform());
+    // Minimized, it is refused with its own code.
+    xdotool(&["windowminimize", "--sync", &xb]);
+    let err = eventually("the minimized window to be refused", EFFECT, || async {
+        d.backend
+            .capture(&wb.id)
+            .await
+            .err()
+            .map(|e| e.code)
+            .filter(|c| *c == ErrorCode::ImageWindowMinimized)
+    })
+    .await;
+    assert_eq!(err, ErrorCode::ImageWindowMinimized);
+}

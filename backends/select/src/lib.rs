@@ -34,3 +34,41 @@ pub fn platform_backend() -> Arc<dyn Backend> {
 pub fn no_gui_backend(reason: &str) -> Arc<dyn Backend> {
     Arc::new(Unavailable::new(reason))
 }
+
+#[cfg(test)]
+mod tests {
+    use cu_core::ErrorCode;
+
+    /// Runs under `cargo test -p cu-backends --no-default-features` (scripts/test.sh does): a
+    /// build without adapters compiles and answers GUI calls with GUI_UNAVAILABLE.
+    #[cfg(not(all(target_os = "linux", feature = "linux")))]
+    #[test]
+    fn build_without_adapters_answers_gui_unavailable() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build();
+        let Ok(runtime) = runtime else {
+            panic!("no runtime")
+        };
+        let backend = super::platform_backend();
+        let err = runtime.block_on(backend.list_windows()).err();
+        assert_eq!(
+            err.as_ref().map(|e| e.code),
+            Some(ErrorCode::GuiUnavailable)
+        );
+        assert!(err.is_some_and(|e| e.message.contains("no desktop adapter")));
+    }
+
+    #[test]
+    fn the_fallback_never_connects_and_says_why() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build();
+        let Ok(runtime) = runtime else {
+            panic!("no runtime")
+        };
+        let backend = super::no_gui_backend("headless worker");
+        let err = runtime.block_on(backend.info()).err();
+        assert_eq!(
+            err.as_ref().map(|e| e.code),
+            Some(ErrorCode::GuiUnavailable)
+        );
+        assert_eq!(err.map(|e| e.message), Some("headless worker".to_owned()));
+    }
+}
