@@ -505,6 +505,25 @@ async fn closed_window_and_killed_app_give_window_not_found() {
         Some(ErrorCode::WindowNotFound),
         "no input is sent to a window that is gone"
     );
+
+    // A GTK 3 app is read over its direct socket: its death must read the same way.
+    let gtk3 = d.launch("gtk3");
+    let w = d.window_of(&gtk3).await;
+    d.snapshot(&w.id).await;
+    gtk3.kill();
+    let code = eventually(
+        "the killed GTK 3 app's window to be reported gone",
+        EFFECT,
+        || async {
+            d.backend
+                .snapshot(&w.id, &SnapshotOptions::default())
+                .await
+                .err()
+                .map(|e| e.code)
+        },
+    )
+    .await;
+    assert_eq!(code, ErrorCode::WindowNotFound);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

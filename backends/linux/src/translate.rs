@@ -573,6 +573,8 @@ pub struct Toolkit {
     pub text_needs_count: bool,
     /// `Cache.GetItems` answers with the current signature (GTK, Gecko, Chromium; not Qt).
     pub bulk_items: bool,
+    /// Offers a direct socket (atk-bridge: GTK 3, Firefox, Chromium), worth using.
+    pub peer_to_peer: bool,
 }
 
 impl Toolkit {
@@ -586,6 +588,7 @@ impl Toolkit {
             doubles_button_names: gtk4,
             text_needs_count: gtk4,
             bulk_items: !qt && !name.is_empty(),
+            peer_to_peer: !qt && !gtk4 && !name.is_empty(),
         }
     }
 }

@@ -70,6 +70,9 @@ impl ObjRef {
 #[derive(Clone)]
 pub(crate) struct Atspi {
     conn: Connection,
+    /// Direct connections to applications that offer one (atk-bridge: GTK 3, Firefox,
+    /// Chromium), by bus name; `None` = the app offers none, use the bus.
+    peers: std::sync::Arc<std::sync::Mutex<HashMap<String, Option<Connection>>>>,
     /// The accessibility bus address, part of the desktop instance marker.
     pub address: String,
 }
@@ -108,7 +111,11 @@ impl Atspi {
                     "cannot connect to the AT-SPI bus at {address}: {e}"
                 ))
             })?;
-        Ok(Atspi { conn, address })
+        Ok(Atspi {
+            conn,
+            peers: Default::default(),
+            address,
+        })
     }
 
     /// One method call, deserialized.
@@ -124,17 +131,42 @@ impl Atspi {
         R: DeserializeOwned + zbus::zvariant::Type,
     {
         CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let msg = self
-            .conn
-            .call_method(
-                Some(obj.bus.as_str()),
-                obj.path.as_str(),
-                Some(iface),
-                method,
-                body,
-            )
-            .await
-            .map_err(|e| dbus_error(e, obj, method))?;
+        let peer = self
+            .peers
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&obj.bus).cloned().flatten());
+        let reply = match &peer {
+            Some(direct) => {
+                direct
+                    .call_method(None::<&str>, obj.path.as_str(), Some(iface), method, body)
+                    .await
+            }
+            None => {
+                self.conn
+                    .call_method(
+                        Some(obj.bus.as_str()),
+                        obj.path.as_str(),
+                        Some(iface),
+                        method,
+                        body,
+                    )
+                    .await
+            }
+        };
+        let msg = reply.map_err(|e| {
+            if peer.is_some() && matches!(e, zbus::Error::InputOutput(_)) {
+                // The app went away: forget the socket, report it like the bus would.
+                if let Ok(mut p) = self.peers.lock() {
+                    p.remove(&obj.bus);
+                }
+                return Error::new(
+                    ErrorCode::ElementNotFound,
+                    format!("the application {} is gone", obj.bus),
+                );
+            }
+            dbus_error(e, obj, method)
+        })?;
         msg.body().deserialize::<R>().map_err(|e| {
             Error::new(
                 ErrorCode::Internal,
@@ -198,6 +230,46 @@ impl Atspi {
     pub(crate) async fn extents(&self, obj: &ObjRef) -> Result<(i32, i32, i32, i32)> {
         self.call(obj, COMPONENT, "GetExtents", &(COORD_SCREEN,))
             .await
+    }
+
+    /// Opens a direct (peer-to-peer) connection to the application behind `bus` if it offers one
+    /// (`Application.GetApplicationBusAddress`), so later calls skip the bus daemon. Idempotent;
+    /// failures leave the bus in use.
+    pub(crate) async fn connect_peer(&self, bus: &str) {
+        if self
+            .peers
+            .lock()
+            .map(|p| p.contains_key(bus))
+            .unwrap_or(true)
+        {
+            return;
+        }
+        let root = ObjRef {
+            bus: bus.to_owned(),
+            path: Self::desktop().path,
+        };
+        let address: Option<String> = self
+            .call(&root, APPLICATION, "GetApplicationBusAddress", &())
+            .await
+            .ok()
+            .filter(|a: &String| !a.is_empty());
+        let peer = match address {
+            Some(address) => match zbus::connection::Builder::address(address.as_str()) {
+                Ok(builder) => builder
+                    .p2p()
+                    .method_timeout(Duration::from_secs(3))
+                    .build()
+                    .await
+                    .map_err(|e| tracing::debug!("no direct connection to {bus} at {address}: {e}"))
+                    .ok(),
+                Err(_) => None,
+            },
+            None => None,
+        };
+        tracing::debug!(bus, direct = peer.is_some(), "application transport");
+        if let Ok(mut p) = self.peers.lock() {
+            p.entry(bus.to_owned()).or_insert(peer);
+        }
     }
 
     /// The names of an element's actions. `GetActions` is one call, but Chromium and Firefox

@@ -79,6 +79,9 @@ pub(crate) async fn walk(
     let mut children_of: Vec<Vec<u32>> = Vec::new();
     let mut seen: HashSet<ObjRef> = HashSet::new();
     let mut queue: VecDeque<Pending> = VecDeque::new();
+    if placement.toolkit.peer_to_peer {
+        atspi.connect_peer(&root.bus).await;
+    }
     let prefetch_started = Instant::now();
     let prefetched = if placement.toolkit.bulk_items {
         prefetch(atspi, &root.bus).await
