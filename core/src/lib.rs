@@ -12,7 +12,9 @@
 //!   implements, plus the [`Unavailable`](backend::Unavailable) fallback;
 //! - [`error`]: one error type with stable codes, `retryable` and `suggestion`, and the CLI exit
 //!   codes;
-//! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated.
+//! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
+//! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
+//! - [`safety`]: the blocklist gate every acting tool passes.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
 //! tested anywhere.
@@ -23,6 +25,8 @@ pub mod element;
 pub mod error;
 pub mod geometry;
 pub mod role;
+pub mod safety;
+pub mod text;
 pub mod window;
 
 pub use error::{Error, ErrorCode, Result};

@@ -1,0 +1,108 @@
+//! Label normalization, shared by label matching and the safety gate so both see text the same
+//! way: "Delete…", "DELETE" and "delete" are one label, "מְחַק" and "מחק" are one word.
+
+use unicode_general_category::{get_general_category, GeneralCategory};
+use unicode_normalization::UnicodeNormalization;
+
+/// Bidi and zero-width marks removed by [`normalize`] (and nothing else of category Cf).
+fn is_listed_mark(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Hebrew points and cantillation (U+0591–U+05C7, maqaf aside, which becomes a space first).
+fn is_hebrew_mark(c: char) -> bool {
+    ('\u{0591}'..='\u{05C7}').contains(&c) && c != '\u{05BE}'
+}
+
+/// The normalized form of a label (matching tier 2): maqaf to space, NFKC, full case folding,
+/// Hebrew niqqud and cantillation stripped, geresh/gershayim to ASCII quotes, the listed bidi and
+/// zero-width marks removed, a trailing `…`, `...` or `:` stripped, whitespace collapsed.
+pub fn normalize(label: &str) -> String {
+    normalize_with(label, is_listed_mark)
+}
+
+/// [`normalize`], and every format character (category Cf) removed: what the safety gate
+/// compares, so no invisible character can hide a blocked word.
+pub fn normalize_strict(label: &str) -> String {
+    normalize_with(label, |c| {
+        get_general_category(c) == GeneralCategory::Format
+    })
+}
+
+fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
+    let spaced: String = label
+        .chars()
+        .map(|c| if c == '\u{05BE}' { ' ' } else { c })
+        .collect();
+    let composed: String = spaced.nfkc().collect();
+    let folded = caseless::default_case_fold_str(&composed);
+    let cleaned: String = folded
+        .chars()
+        .filter(|c| !is_hebrew_mark(*c) && !drop(*c))
+        .map(|c| match c {
+            '\u{05F3}' => '\'',
+            '\u{05F4}' => '"',
+            other => other,
+        })
+        .collect();
+    let mut out = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    for suffix in ["...", "…", ":"] {
+        if let Some(stripped) = out.strip_suffix(suffix) {
+            out = stripped.trim_end().to_owned();
+            break;
+        }
+    }
+    out
+}
+
+/// Splits normalized text into words: runs of letters, marks and digits.
+pub fn words(normalized: &str) -> Vec<&str> {
+    normalized
+        .split(|c: char| {
+            !(c.is_alphanumeric() || get_general_category(c) == GeneralCategory::NonspacingMark)
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_folding_is_full_not_just_lowercase() {
+        assert_eq!(normalize("STRASSE"), normalize("straße"));
+        assert_eq!(normalize("  Delete   File… "), "delete file");
+        assert_eq!(normalize("Save as..."), "save as");
+        assert_eq!(normalize("Name:"), "name");
+    }
+
+    #[test]
+    fn hebrew_points_maqaf_and_geresh() {
+        assert_eq!(normalize("מְחַק"), "מחק");
+        assert_eq!(normalize("הסר־התקנה"), "הסר התקנה");
+        assert_eq!(normalize("צ׳ק"), "צ'ק");
+        assert_eq!(normalize("דו״ח"), "דו\"ח");
+    }
+
+    #[test]
+    fn only_listed_marks_go_in_normalize_but_all_format_characters_in_strict() {
+        assert_eq!(normalize("De\u{200B}lete"), "delete");
+        // U+00AD SOFT HYPHEN is Cf but not listed: kept by normalize, dropped by strict.
+        assert_eq!(normalize("De\u{00AD}lete"), "de\u{00AD}lete");
+        assert_eq!(normalize_strict("De\u{00AD}lete"), "delete");
+        assert_eq!(normalize_strict("\u{2067}Send\u{2069}"), "send");
+    }
+
+    #[test]
+    fn nfkc_unifies_compatibility_forms() {
+        assert_eq!(normalize("Ｄｅｌｅｔｅ"), "delete");
+        assert_eq!(normalize("ﬁle"), "file");
+    }
+
+    #[test]
+    fn words_split_on_punctuation() {
+        assert_eq!(words("delete-file now!"), vec!["delete", "file", "now"]);
+        assert_eq!(words("מחק את הקובץ"), vec!["מחק", "את", "הקובץ"]);
+    }
+}
