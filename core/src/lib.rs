@@ -26,6 +26,7 @@ pub mod error;
 pub mod geometry;
 pub mod role;
 pub mod safety;
+pub mod state_registry;
 pub mod text;
 pub mod window;
 
