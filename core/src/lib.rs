@@ -24,6 +24,7 @@ pub mod config;
 pub mod element;
 pub mod error;
 pub mod geometry;
+pub mod outline;
 pub mod role;
 pub mod safety;
 pub mod state_registry;

@@ -1,0 +1,278 @@
+//! The compact outline of a snapshot: what an agent reads instead of a tree dump.
+//!
+//! One line per listed element: `e7 button "Delete" 402,224 61x22 focused`. By default only what
+//! a user acts on or reads is listed (interactive roles, and text with content); unnamed
+//! structural containers are folded away (their children move up), a label repeating its
+//! parent's name is dropped (GTK 4's "7" label inside button "7"), and the list stops at a size
+//! limit with a last line saying what was left out and how to get it. Indentation follows the
+//! listed ancestors, so structure costs one space per level.
+
+use std::fmt::Write as _;
+
+use crate::element::{Node, Snapshot, State};
+use crate::role::Role;
+
+/// What to list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineOptions {
+    /// List every element, not only interactive and text ones.
+    pub all: bool,
+    /// Stop after this many listed elements.
+    pub max_elements: usize,
+    /// Include window-relative bounds (`x,y wxh`).
+    pub bounds: bool,
+}
+
+impl Default for OutlineOptions {
+    fn default() -> Self {
+        OutlineOptions {
+            all: false,
+            max_elements: 300,
+            bounds: true,
+        }
+    }
+}
+
+/// A rendered outline and the mapping from short ids to snapshot nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    /// The text shown to the agent.
+    pub text: String,
+    /// `(short id, index into Snapshot::nodes)` for every listed element.
+    pub ids: Vec<(String, usize)>,
+    /// Elements that qualified but were cut by `max_elements`.
+    pub omitted: usize,
+}
+
+/// States worth showing: the ones that change what an action does.
+const SHOWN_STATES: &[State] = &[
+    State::Focused,
+    State::Disabled,
+    State::Checked,
+    State::Mixed,
+    State::Pressed,
+    State::Selected,
+    State::Expanded,
+    State::Collapsed,
+    State::ReadOnly,
+    State::Modal,
+];
+
+fn listed(node: &Node, all: bool) -> bool {
+    if all {
+        return !(node.role.is_container() && node.name.is_empty());
+    }
+    let has_text =
+        !node.name.trim().is_empty() || node.value.as_deref().is_some_and(|v| !v.trim().is_empty());
+    node.role.is_interactive()
+        || (node.role.is_text() && has_text)
+        || (node.role == Role::Dialog && has_text)
+}
+
+/// Renders `snapshot` starting at its root.
+pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
+    let mut out = Outline {
+        text: String::new(),
+        ids: Vec::new(),
+        omitted: 0,
+    };
+    let Some(root) = snapshot.nodes.first() else {
+        return out;
+    };
+    let size = root
+        .bounds
+        .map(|b| format!(" {}x{}", b.width, b.height))
+        .unwrap_or_default();
+    let _ = writeln!(out.text, "{} {}{}", root.role, quote(&root.name), size);
+    // (node index, indentation depth, name of the nearest listed ancestor)
+    let mut stack: Vec<(usize, usize, String)> = root
+        .children
+        .iter()
+        .rev()
+        .map(|c| (*c as usize, 1, root.name.clone()))
+        .collect();
+    while let Some((index, depth, parent_name)) = stack.pop() {
+        let Some(node) = snapshot.nodes.get(index) else {
+            continue;
+        };
+        let duplicate_label = node.role == Role::Label
+            && node.name.trim() == parent_name.trim()
+            && !node.name.is_empty();
+        let show = listed(node, options.all) && !duplicate_label;
+        let (child_depth, child_parent) = if show {
+            if out.ids.len() >= options.max_elements {
+                out.omitted += 1;
+            } else {
+                let id = format!("e{}", out.ids.len() + 1);
+                line(&mut out.text, &id, node, depth, options.bounds);
+                out.ids.push((id, index));
+            }
+            (depth + 1, node.name.clone())
+        } else {
+            (depth, parent_name)
+        };
+        for child in node.children.iter().rev() {
+            stack.push((*child as usize, child_depth, child_parent.clone()));
+        }
+    }
+    if out.omitted > 0 {
+        let _ = writeln!(
+            out.text,
+            "… {} more elements not shown (limit {}); observe a subtree (subtree=eN) or raise max_elements",
+            out.omitted, options.max_elements
+        );
+    }
+    if let Some(cut) = &snapshot.truncated {
+        let _ = writeln!(
+            out.text,
+            "… partial tree: {} (at least {} elements not read)",
+            serde_json::to_value(cut.reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            cut.omitted
+        );
+    }
+    out
+}
+
+fn line(text: &mut String, id: &str, node: &Node, depth: usize, bounds: bool) {
+    let _ = write!(text, "{:indent$}{id} {}", "", node.role, indent = depth);
+    if !node.name.is_empty() {
+        let _ = write!(text, " {}", quote(&node.name));
+    }
+    if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
+        let _ = write!(text, " ={}", quote(value));
+    }
+    if bounds {
+        if let Some(b) = node.bounds {
+            let _ = write!(text, " {},{} {}x{}", b.x, b.y, b.width, b.height);
+        }
+    }
+    for state in SHOWN_STATES.iter().filter(|s| node.states.contains(**s)) {
+        let _ = write!(text, " {}", state.as_str());
+    }
+    text.push('\n');
+}
+
+/// Quotes a name for the outline, shortened to 80 characters, newlines escaped.
+fn quote(text: &str) -> String {
+    let mut s: String = text.chars().take(80).collect();
+    if text.chars().count() > 80 {
+        s.push('…');
+    }
+    format!(
+        "\"{}\"",
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::element::{
+        DesktopInstance, ElementIdentity, StateSet, Truncation, TruncationReason,
+    };
+    use crate::geometry::Rect;
+    use crate::window::{WindowId, WindowInfo};
+
+    fn node(role: Role, name: &str, parent: Option<u32>, children: &[u32]) -> Node {
+        let mut n = Node::new(role, ElementIdentity(format!("id-{name}")));
+        n.name = name.into();
+        n.parent = parent;
+        n.children = children.to_vec();
+        n.bounds = Some(Rect::new(1, 2, 3, 4));
+        n
+    }
+
+    fn calculator() -> Snapshot {
+        let mut display = node(Role::TextArea, "", Some(1), &[]);
+        display.value = Some("42".into());
+        display.states = StateSet::EMPTY.with(State::Focused);
+        Snapshot {
+            window: WindowInfo {
+                id: WindowId("x11:0x1".into()),
+                app: "calc".into(),
+                title: "Calculator".into(),
+                pid: None,
+                bounds: None,
+                focused: false,
+                minimized: false,
+            },
+            desktop: DesktopInstance("d".into()),
+            nodes: vec![
+                node(Role::Window, "Calculator", None, &[1]),
+                node(Role::Group, "", Some(0), &[2, 3, 5]),
+                display,
+                node(Role::Button, "7", Some(1), &[4]),
+                node(Role::Label, "7", Some(3), &[]),
+                node(Role::Separator, "", Some(1), &[]),
+            ],
+            truncated: None,
+            elapsed_ms: 1,
+        }
+    }
+
+    #[test]
+    fn folds_containers_and_duplicate_labels() {
+        let out = render(&calculator(), &OutlineOptions::default());
+        assert_eq!(
+            out.text,
+            "window \"Calculator\" 3x4\n e1 text_area =\"42\" 1,2 3x4 focused\n e2 button \"7\" 1,2 3x4\n"
+        );
+        assert_eq!(out.ids, vec![("e1".to_owned(), 2), ("e2".to_owned(), 3)]);
+    }
+
+    #[test]
+    fn all_lists_non_interactive_elements_too() {
+        let out = render(
+            &calculator(),
+            &OutlineOptions {
+                all: true,
+                ..Default::default()
+            },
+        );
+        assert!(out.text.contains("separator"), "{}", out.text);
+        assert!(
+            !out.text.contains(" group"),
+            "unnamed groups stay folded: {}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn limit_says_what_was_left_out_and_partial_trees_say_so() {
+        let mut snap = calculator();
+        snap.truncated = Some(Truncation {
+            reason: TruncationReason::NodeLimit,
+            omitted: 40,
+        });
+        let out = render(
+            &snap,
+            &OutlineOptions {
+                max_elements: 1,
+                ..Default::default()
+            },
+        );
+        assert_eq!(out.ids.len(), 1);
+        assert_eq!(out.omitted, 1);
+        assert!(
+            out.text.contains("1 more elements not shown"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("partial tree: node_limit (at least 40"),
+            "{}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn names_are_quoted_and_shortened() {
+        assert_eq!(quote("say \"hi\"\nnow"), "\"say \\\"hi\\\"\\nnow\"");
+        assert_eq!(quote(&"x".repeat(100)).chars().count(), 83);
+    }
+}
