@@ -25,8 +25,38 @@ struct Cli {
 
 #[derive(Debug, clap::Subcommand)]
 enum Command {
-    /// List windows with ids, app, title, pid, bounds and focus.
+    /// List windows with ids, app, title, pid, bounds and focus, and the backend's capabilities.
     List,
+    /// Observe one window: a state_id (30 s, single use) and the compact outline.
+    State {
+        /// Window id from `list`.
+        window: String,
+        /// List every element, not only interactive and text ones.
+        #[arg(long)]
+        all: bool,
+        /// Print the whole answer as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write a JPEG of the window here.
+        #[arg(long, value_name = "FILE")]
+        screenshot: Option<std::path::PathBuf>,
+        /// List at most this many elements.
+        #[arg(long)]
+        max_elements: Option<usize>,
+    },
+    /// Act on a window with the state_id of an observation: ACTIONS_JSON is a JSON list such as
+    /// '[{"type":"click","element_id":"e7"}]'.
+    Act {
+        /// Window id the state was taken of.
+        window: String,
+        /// The state_id `state` printed.
+        state_id: String,
+        /// The steps, as a JSON list.
+        actions_json: String,
+        /// The user explicitly approved a dangerous action.
+        #[arg(long)]
+        confirm_dangerous: bool,
+    },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
         /// Window id from `list`.
@@ -77,7 +107,7 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
         return runtime.block_on(health::run(&config));
     }
     if let Some(command) = cli.command {
-        return runtime.block_on(run_command(command));
+        return runtime.block_on(run_command(command, config));
     }
     Err(Error::new(
         cu_core::ErrorCode::InvalidArgument,
@@ -86,10 +116,63 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
     .with_suggestion("Run `mcp-computer-use --help`."))
 }
 
-async fn run_command(command: Command) -> Result<CuExit, Error> {
+async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> {
     let backend = cu_backends::platform_backend();
+    let service = cu_mcp::service::Service::new(backend.clone(), config);
+    let internal = |e: serde_json::Error| Error::new(cu_core::ErrorCode::Internal, e.to_string());
     let value = match command {
-        Command::List => serde_json::json!({ "windows": backend.list_windows().await? }),
+        Command::List => serde_json::to_value(service.gui_list().await?).map_err(internal)?,
+        Command::State {
+            window,
+            all,
+            json,
+            screenshot,
+            max_elements,
+        } => {
+            let request = cu_mcp::service::StateRequest {
+                window_id: window,
+                all,
+                max_elements,
+                screenshot: screenshot.is_some(),
+                ..Default::default()
+            };
+            let result = service.gui_state(&request).await?;
+            if let (Some(path), Some(jpeg)) = (&screenshot, &result.jpeg) {
+                write_atomically(path, jpeg)?;
+            }
+            if !json {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "state_id: {} (use once, within 30 s)", result.state_id);
+                let _ = write!(out, "{}", result.outline);
+                return Ok(CuExit::Success);
+            }
+            serde_json::to_value(result).map_err(internal)?
+        }
+        Command::Act {
+            window,
+            state_id,
+            actions_json,
+            confirm_dangerous,
+        } => {
+            let actions: Vec<cu_mcp::service::ActionSpec> = serde_json::from_str(&actions_json)
+                .map_err(|e| {
+                    Error::new(
+                        cu_core::ErrorCode::InvalidArgument,
+                        format!("ACTIONS_JSON is not a valid list of actions: {e}"),
+                    )
+                    .with_suggestion(
+                        r#"Pass a JSON list such as '[{"type":"click","element_id":"e7"}]'."#,
+                    )
+                })?;
+            let request = cu_mcp::service::ActionRequest {
+                window_id: window,
+                state_id,
+                actions,
+                confirm_dangerous,
+            };
+            serde_json::to_value(service.gui_action(&request).await?).map_err(internal)?
+        }
         Command::Snapshot {
             window,
             max_nodes,
@@ -100,13 +183,25 @@ async fn run_command(command: Command) -> Result<CuExit, Error> {
                 time_budget_ms: budget_ms,
                 ..Default::default()
             };
-            let snapshot = backend.snapshot(&window.as_str().into(), &options).await?;
-            serde_json::to_value(snapshot)
-                .map_err(|e| Error::new(cu_core::ErrorCode::Internal, e.to_string()))?
+            serde_json::to_value(backend.snapshot(&window.as_str().into(), &options).await?)
+                .map_err(internal)?
         }
     };
     emit(&value);
     Ok(CuExit::Success)
+}
+
+/// Writes a file through a temporary name, so a failure never leaves half a file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            Error::new(
+                cu_core::ErrorCode::Internal,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })
 }
 
 /// Prints `{"error": …}` on stdout and returns the matching exit code.

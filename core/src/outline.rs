@@ -104,10 +104,17 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
                 out.omitted += 1;
             } else {
                 let id = format!("e{}", out.ids.len() + 1);
-                line(&mut out.text, &id, node, depth, options.bounds);
+                line(
+                    &mut out.text,
+                    &id,
+                    node,
+                    &shown_name(snapshot, node),
+                    depth,
+                    options.bounds,
+                );
                 out.ids.push((id, index));
             }
-            (depth + 1, node.name.clone())
+            (depth + 1, shown_name(snapshot, node))
         } else {
             (depth, parent_name)
         };
@@ -136,10 +143,24 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     out
 }
 
-fn line(text: &mut String, id: &str, node: &Node, depth: usize, bounds: bool) {
+/// The element's name, or for an unnamed control the name of its label child (a GTK 4 button
+/// whose only content is the label "π").
+fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
+    if !node.name.is_empty() || !node.role.is_interactive() {
+        return node.name.clone();
+    }
+    node.children
+        .iter()
+        .filter_map(|c| snapshot.nodes.get(*c as usize))
+        .find(|c| c.role == Role::Label && !c.name.trim().is_empty())
+        .map(|c| c.name.clone())
+        .unwrap_or_default()
+}
+
+fn line(text: &mut String, id: &str, node: &Node, name: &str, depth: usize, bounds: bool) {
     let _ = write!(text, "{:indent$}{id} {}", "", node.role, indent = depth);
-    if !node.name.is_empty() {
-        let _ = write!(text, " {}", quote(&node.name));
+    if !name.is_empty() {
+        let _ = write!(text, " {}", quote(name));
     }
     if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
         let _ = write!(text, " ={}", quote(value));
@@ -266,6 +287,21 @@ mod tests {
         assert!(
             out.text.contains("partial tree: node_limit (at least 40"),
             "{}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn unnamed_controls_take_their_label_childs_name() {
+        let mut snap = calculator();
+        snap.nodes[3].name.clear();
+        snap.nodes[4].name = "π".into();
+        let out = render(&snap, &OutlineOptions::default());
+        assert!(out.text.contains("e2 button \"π\""), "{}", out.text);
+        assert_eq!(
+            out.ids.len(),
+            2,
+            "the label is not listed twice: {}",
             out.text
         );
     }

@@ -37,6 +37,9 @@ pub struct SavedElement {
     /// Window-relative bounds at observation time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Rect>,
+    /// Had keyboard focus at observation time (the safety gate checks it before Enter).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub focused: bool,
 }
 
 /// One observation of one window.
@@ -58,6 +61,18 @@ pub struct SavedState {
 }
 
 impl SavedState {
+    /// The smallest element whose bounds contain `p`: what a click at `p` would hit.
+    pub fn element_at(&self, p: crate::geometry::Point) -> Option<&SavedElement> {
+        self.elements
+            .iter()
+            .filter(|e| e.bounds.is_some_and(|b| b.contains(p)))
+            .min_by_key(|e| {
+                e.bounds
+                    .map(|b| i64::from(b.width) * i64::from(b.height))
+                    .unwrap_or(i64::MAX)
+            })
+    }
+
     /// The element with short id `id`.
     pub fn element(&self, id: &str) -> Result<&SavedElement> {
         self.elements.iter().find(|e| e.id == id).ok_or_else(|| {
@@ -256,6 +271,7 @@ mod tests {
                 role: Role::Button,
                 name: "7".into(),
                 bounds: Some(Rect::new(1, 2, 3, 4)),
+                focused: false,
             }],
         }
     }

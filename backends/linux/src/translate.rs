@@ -399,6 +399,20 @@ pub fn collapse_doubled_name(name: &str) -> &str {
     name
 }
 
+/// GTK 4 names an unnamed widget after its class ("GtkButton", "GtkSourceView"): that is no
+/// label a user sees. Returns `""` for such names, the name otherwise.
+pub fn visible_name(name: &str) -> &str {
+    let is_class = name.len() > 3
+        && name.starts_with("Gtk")
+        && name[3..].starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric());
+    if is_class {
+        ""
+    } else {
+        name
+    }
+}
+
 /// Roles whose text content is worth reading as the node's value.
 pub fn reads_text(role: Role) -> bool {
     role.is_editable_text()
@@ -547,6 +561,15 @@ mod tests {
             },
         );
         assert_eq!(tab, vec![ActionKind::Invoke, ActionKind::Select]);
+    }
+
+    #[test]
+    fn gtk4_class_names_are_not_labels() {
+        assert_eq!(visible_name("GtkButton"), "");
+        assert_eq!(visible_name("GtkSourceView"), "");
+        assert_eq!(visible_name("Gtk"), "Gtk");
+        assert_eq!(visible_name("Gtk settings"), "Gtk settings");
+        assert_eq!(visible_name("7"), "7");
     }
 
     #[test]

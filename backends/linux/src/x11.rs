@@ -429,8 +429,11 @@ impl X11 {
         })
     }
 
-    /// A mapped window stacked above `id`'s top-level frame that overlaps `bounds`.
+    /// A mapped window of another client stacked above `id`'s top-level frame that overlaps
+    /// `bounds`. The app's own popups and tooltips (same X client) draw its pixels, not others'.
     fn covering_window(&self, id: Window, bounds: Rect) -> Result<Option<Window>> {
+        let mask = self.conn.setup().resource_id_mask;
+        let client = |w: Window| w & !mask;
         let top = self.toplevel_of(id)?;
         let tree = self
             .conn
@@ -441,7 +444,10 @@ impl X11 {
         let Some(pos) = tree.children.iter().position(|c| *c == top) else {
             return Ok(None);
         };
-        for &above in &tree.children[pos + 1..] {
+        for &above in tree.children[pos + 1..]
+            .iter()
+            .filter(|w| client(**w) != client(id))
+        {
             let viewable = self
                 .conn
                 .get_window_attributes(above)

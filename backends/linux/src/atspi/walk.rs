@@ -413,6 +413,9 @@ async fn fetch_inner(
 
     let mut node = Node::new(role, obj.identity());
     node.name = name;
+    if placement.toolkit.doubles_button_names {
+        node.name = translate::visible_name(&node.name).to_owned();
+    }
     if placement.toolkit.doubles_button_names && role.is_interactive() {
         let collapsed = translate::collapse_doubled_name(&node.name);
         if collapsed.len() != node.name.len() {

@@ -1,0 +1,645 @@
+//! `gui_action`: every check before anything happens, then each step semantic-first, with its
+//! effect observed.
+//!
+//! Order: the state must exist, be unused, younger than 30 s and from this desktop; every step
+//! must be well-formed and name elements of that state; coordinate steps must lie inside the
+//! window, whose geometry must not have changed; the safety gate must allow every step (or
+//! `confirm_dangerous` be set). Only then is the state consumed (atomically, so a concurrent call
+//! with the same state loses) and the steps run. A call refused before acting leaves the state
+//! usable. The call stops at the first failing step and says which.
+
+use std::time::{Duration, Instant};
+
+use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
+use cu_core::element::{Snapshot, SnapshotOptions};
+use cu_core::geometry::{Point, Rect};
+use cu_core::role::Role;
+use cu_core::safety::Decision;
+use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use super::Service;
+
+/// `gui_action`'s request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRequest {
+    /// The window the state observed.
+    pub window_id: String,
+    /// From `gui_state`; used once.
+    pub state_id: String,
+    /// The steps, run in order; the call stops at the first failure.
+    pub actions: Vec<ActionSpec>,
+    /// The user explicitly approved a dangerous action.
+    #[serde(default)]
+    pub confirm_dangerous: bool,
+}
+
+/// One step.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    /// click, double_click, right_click, move, scroll, drag, type, key, set_value, focus, wait.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Target element (preferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_id: Option<String>,
+    /// Window-relative x, when no element fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i32>,
+    /// Window-relative y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i32>,
+    /// Drag end: element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_element_id: Option<String>,
+    /// Drag end: x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_x: Option<i32>,
+    /// Drag end: y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_y: Option<i32>,
+    /// Text for `type`, value for `set_value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Key combination for `key` (`ctrl+s`, `Return`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    /// Scroll notches (positive: right / down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dx: Option<i32>,
+    /// Scroll notches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dy: Option<i32>,
+    /// Milliseconds for `wait` (at most 10 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StepResult {
+    /// Index of the step.
+    pub step: usize,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `semantic`, `coordinates`, `keyboard` or `wait`.
+    pub how: &'static str,
+    /// `changed`, `window_closed`, `no_change` or `not_checked`.
+    pub effect: &'static str,
+}
+
+/// `gui_action`'s answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionResult {
+    /// One entry per step that ran.
+    pub results: Vec<StepResult>,
+}
+
+/// A step after validation.
+#[derive(Debug, Clone)]
+enum Plan {
+    Element {
+        kind: Kind,
+        element: SavedElement,
+    },
+    Point {
+        kind: Kind,
+        at: Point,
+    },
+    Drag {
+        from: Point,
+        to: Point,
+    },
+    Type {
+        text: String,
+        into: Option<SavedElement>,
+    },
+    Key {
+        keys: String,
+    },
+    SetValue {
+        element: SavedElement,
+        value: String,
+    },
+    Focus {
+        element: SavedElement,
+    },
+    Wait {
+        ms: u64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Click,
+    DoubleClick,
+    RightClick,
+    Move,
+    Scroll { dx: i32, dy: i32 },
+}
+
+fn bad(step: usize, message: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        format!("step {step}: {message}"),
+    )
+    .with_details(serde_json::json!({ "step": step }))
+}
+
+impl Service {
+    /// `gui_action`.
+    pub async fn gui_action(&self, req: &ActionRequest) -> Result<ActionResult> {
+        if req.actions.is_empty() || req.actions.len() > 50 {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "actions must hold 1 to 50 steps",
+            ));
+        }
+        let info = self.backend.info().await?;
+        let state = self.states.load(&req.state_id, &info.desktop)?;
+        let window = WindowId(req.window_id.clone());
+        if state.window != window {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "state {} observed window {}, not {}",
+                    state.state_id, state.window, window
+                ),
+            )
+            .with_suggestion(
+                "Pass the window_id the state was taken of, or observe this window.",
+            ));
+        }
+        let plans = req
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| plan(i, spec, &state))
+            .collect::<Result<Vec<_>>>()?;
+        if plans.iter().any(uses_coordinates) {
+            self.check_geometry(&window, &state).await?;
+        }
+        self.check_safety(&plans, &state, req.confirm_dangerous)?;
+        self.states.consume(&state.state_id)?;
+
+        let mut results = Vec::with_capacity(plans.len());
+        let mut before = self.fingerprint(&window).await.ok();
+        for (step, plan) in plans.iter().enumerate() {
+            let how = self.run(&window, &state, plan).await.map_err(|e| {
+                let done = serde_json::to_value(&results).unwrap_or_default();
+                let message = format!(
+                    "step {step} ({}) failed: {}",
+                    req.actions[step].kind, e.message
+                );
+                Error {
+                    message,
+                    details: Some(serde_json::json!({ "step": step, "completed": done })),
+                    ..e
+                }
+            })?;
+            let effect = if matches!(
+                plan,
+                Plan::Wait { .. }
+                    | Plan::Point {
+                        kind: Kind::Move,
+                        ..
+                    }
+            ) {
+                "not_checked"
+            } else {
+                let (effect, after) = self.observe_effect(&window, before.as_ref()).await;
+                before = after;
+                effect
+            };
+            results.push(StepResult {
+                step,
+                kind: req.actions[step].kind.clone(),
+                how,
+                effect,
+            });
+            if effect == "window_closed" && step + 1 < plans.len() {
+                return Err(Error::new(
+                    ErrorCode::WindowNotFound,
+                    format!("the window closed after step {step}"),
+                )
+                .with_details(serde_json::json!({ "step": step + 1, "completed": results })));
+            }
+        }
+        Ok(ActionResult { results })
+    }
+
+    async fn check_geometry(&self, window: &WindowId, state: &SavedState) -> Result<()> {
+        let windows = self.backend.list_windows().await?;
+        let now = windows.iter().find(|w| &w.id == window).ok_or_else(|| {
+            Error::new(
+                ErrorCode::WindowNotFound,
+                format!("window {window} has closed"),
+            )
+        })?;
+        if now.bounds != state.window_bounds {
+            return Err(Error::new(
+                ErrorCode::WindowMoved,
+                format!(
+                    "window {window} moved or was resized since the observation ({:?} → {:?})",
+                    state.window_bounds, now.bounds
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_safety(&self, plans: &[Plan], state: &SavedState, confirmed: bool) -> Result<()> {
+        // What has focus as the steps run: the observation's focus, then what a step focused.
+        let mut focused: Option<SavedElement> = state.elements.iter().find(|e| e.focused).cloned();
+        for (step, plan) in plans.iter().enumerate() {
+            let label: Option<(String, Option<&SavedElement>)> = match plan {
+                Plan::Element { kind, element }
+                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
+                {
+                    Some((element.name.clone(), Some(element)))
+                }
+                Plan::Point { kind, at }
+                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
+                {
+                    state.element_at(*at).map(|e| (e.name.clone(), Some(e)))
+                }
+                Plan::SetValue { element, .. } => Some((element.name.clone(), Some(element))),
+                Plan::Type { text, into } => {
+                    let target = into.clone().or_else(|| focused.clone());
+                    if text.contains('\n') || text.contains('\r') {
+                        target.map(|e| (e.name.clone(), None))
+                    } else {
+                        None
+                    }
+                }
+                Plan::Key { keys } if activating(keys) => {
+                    focused.clone().map(|e| (e.name.clone(), None))
+                }
+                _ => None,
+            };
+            match plan {
+                Plan::Element { element, .. }
+                | Plan::Focus { element }
+                | Plan::SetValue { element, .. } => {
+                    focused = Some(element.clone());
+                }
+                Plan::Type {
+                    into: Some(element),
+                    ..
+                } => focused = Some(element.clone()),
+                Plan::Point {
+                    at,
+                    kind: Kind::Click | Kind::DoubleClick,
+                } => focused = state.element_at(*at).cloned(),
+                _ => {}
+            }
+            let Some((label, _)) = label else { continue };
+            if let Decision::NeedsConfirmation {
+                label,
+                matched_rule,
+            } = self.gate.check(&label)
+            {
+                if !confirmed {
+                    let element = state.elements.iter().find(|e| e.name == label);
+                    return Err(Error::new(
+                        ErrorCode::DangerousActionNeedsConfirmation,
+                        format!("step {step} would activate {label:?}, which matches the blocked word {matched_rule:?}"),
+                    )
+                    .with_details(serde_json::json!({
+                        "step": step,
+                        "would_activate": { "element_id": element.map(|e| &e.id), "role": element.map(|e| e.role), "name": label },
+                        "matched_rule": matched_rule,
+                    })));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one step; returns how it was done.
+    async fn run(
+        &self,
+        window: &WindowId,
+        state: &SavedState,
+        plan: &Plan,
+    ) -> Result<&'static str> {
+        let b = &self.backend;
+        match plan {
+            Plan::Element { kind, element } => {
+                if *kind == Kind::Click {
+                    match b
+                        .perform(window, &element.identity, &SemanticAction::Invoke)
+                        .await
+                    {
+                        Ok(()) => return Ok("semantic"),
+                        Err(e) if e.code != ErrorCode::ActionNotSupported => return Err(e),
+                        Err(_) => {}
+                    }
+                }
+                let at = center(element)?;
+                self.check_geometry(window, state).await?;
+                b.input(window, &pointer(*kind, at)).await?;
+                Ok("coordinates")
+            }
+            Plan::Point { kind, at } => {
+                b.input(window, &pointer(*kind, *at)).await?;
+                Ok("coordinates")
+            }
+            Plan::Drag { from, to } => {
+                b.input(
+                    window,
+                    &InputEvent::Drag {
+                        from: *from,
+                        to: *to,
+                        button: MouseButton::Left,
+                    },
+                )
+                .await?;
+                Ok("coordinates")
+            }
+            Plan::Type { text, into } => {
+                if let Some(element) = into {
+                    b.perform(window, &element.identity, &SemanticAction::Focus)
+                        .await?;
+                }
+                b.input(window, &InputEvent::Text { text: text.clone() })
+                    .await?;
+                Ok("keyboard")
+            }
+            Plan::Key { keys } => {
+                b.input(
+                    window,
+                    &InputEvent::Key {
+                        combo: keys.clone(),
+                    },
+                )
+                .await?;
+                Ok("keyboard")
+            }
+            Plan::SetValue { element, value } => {
+                let semantic = match (element.role, value.parse::<f64>()) {
+                    (Role::Slider | Role::SpinButton | Role::ScrollBar, Ok(v)) => {
+                        SemanticAction::SetValue { value: v }
+                    }
+                    _ => SemanticAction::SetText {
+                        text: value.clone(),
+                    },
+                };
+                match b.perform(window, &element.identity, &semantic).await {
+                    Ok(()) => Ok("semantic"),
+                    Err(e)
+                        if matches!(
+                            e.code,
+                            ErrorCode::NotEditable | ErrorCode::ActionNotSupported
+                        ) =>
+                    {
+                        // No EditableText (Chromium) or it does nothing (Firefox): focus, replace by typing.
+                        b.perform(window, &element.identity, &SemanticAction::Focus)
+                            .await?;
+                        b.input(
+                            window,
+                            &InputEvent::Key {
+                                combo: "ctrl+a".into(),
+                            },
+                        )
+                        .await?;
+                        b.input(
+                            window,
+                            &InputEvent::Text {
+                                text: value.clone(),
+                            },
+                        )
+                        .await?;
+                        Ok("keyboard")
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Plan::Focus { element } => {
+                b.perform(window, &element.identity, &SemanticAction::Focus)
+                    .await?;
+                Ok("semantic")
+            }
+            Plan::Wait { ms } => {
+                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                Ok("wait")
+            }
+        }
+    }
+
+    async fn fingerprint(&self, window: &WindowId) -> Result<u64> {
+        let options = SnapshotOptions {
+            time_budget_ms: 1500,
+            ..SnapshotOptions::default()
+        };
+        self.backend
+            .snapshot(window, &options)
+            .await
+            .map(|s| fingerprint(&s))
+    }
+
+    /// Polls the window for up to 800 ms after an action (AT-SPI actions are asynchronous).
+    async fn observe_effect(
+        &self,
+        window: &WindowId,
+        before: Option<&u64>,
+    ) -> (&'static str, Option<u64>) {
+        let deadline = Instant::now() + Duration::from_millis(800);
+        let mut last = None;
+        loop {
+            match self.fingerprint(window).await {
+                Err(e) if e.code == ErrorCode::WindowNotFound => return ("window_closed", None),
+                Err(_) => {}
+                Ok(now) => {
+                    if before.is_some_and(|b| *b != now) {
+                        return ("changed", Some(now));
+                    }
+                    last = Some(now);
+                }
+            }
+            if Instant::now() >= deadline {
+                return (
+                    if before.is_some() {
+                        "no_change"
+                    } else {
+                        "not_checked"
+                    },
+                    last,
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(60)).await;
+        }
+    }
+}
+
+/// Names, values and states of every node: what an action visibly changes (bounds left out).
+fn fingerprint(snapshot: &Snapshot) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for n in &snapshot.nodes {
+        (n.role.as_str(), &n.name, &n.value, n.children.len()).hash(&mut h);
+        serde_json::to_string(&n.states)
+            .unwrap_or_default()
+            .hash(&mut h);
+    }
+    h.finish()
+}
+
+fn activating(keys: &str) -> bool {
+    keys.split('+')
+        .map(|k| k.trim().to_ascii_lowercase())
+        .any(|k| matches!(k.as_str(), "return" | "enter" | "kp_enter" | "space" | " "))
+}
+
+fn uses_coordinates(plan: &Plan) -> bool {
+    matches!(plan, Plan::Point { .. } | Plan::Drag { .. })
+}
+
+fn center(element: &SavedElement) -> Result<Point> {
+    element
+        .bounds
+        .filter(|b| !b.is_empty())
+        .map(|b| b.center())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::ActionNotSupported,
+                format!(
+                    "{} offers no semantic action and has no bounds to click",
+                    element.id
+                ),
+            )
+        })
+}
+
+fn pointer(kind: Kind, at: Point) -> InputEvent {
+    match kind {
+        Kind::Click => InputEvent::Click {
+            at,
+            button: MouseButton::Left,
+            count: 1,
+        },
+        Kind::DoubleClick => InputEvent::Click {
+            at,
+            button: MouseButton::Left,
+            count: 2,
+        },
+        Kind::RightClick => InputEvent::Click {
+            at,
+            button: MouseButton::Right,
+            count: 1,
+        },
+        Kind::Move => InputEvent::Move { at },
+        Kind::Scroll { dx, dy } => InputEvent::Scroll { at, dx, dy },
+    }
+}
+
+/// Validates one step against the state: ids exist, points lie inside the window.
+fn plan(step: usize, spec: &ActionSpec, state: &SavedState) -> Result<Plan> {
+    let element = |id: &Option<String>| -> Result<Option<SavedElement>> {
+        match id {
+            None => Ok(None),
+            Some(id) if id.starts_with('@') => Err(bad(
+                step,
+                format!("{id:?}: use element ids as gui_state returned them (e7), without @"),
+            )),
+            Some(id) => state.element(id).cloned().map(Some).map_err(|e| Error {
+                message: format!("step {step}: {}", e.message),
+                ..e
+            }),
+        }
+    };
+    let bounds = state
+        .window_bounds
+        .map(|b| Rect::new(0, 0, b.width, b.height));
+    let point = |x: Option<i32>, y: Option<i32>| -> Result<Option<Point>> {
+        match (x, y) {
+            (None, None) => Ok(None),
+            (Some(x), Some(y)) => {
+                let p = Point::new(x, y);
+                match bounds {
+                    Some(b) if b.contains(p) => Ok(Some(p)),
+                    Some(b) => Err(Error::new(
+                        ErrorCode::OutOfWindow,
+                        format!(
+                            "step {step}: ({x}, {y}) is outside the window (0, 0, {}, {})",
+                            b.width, b.height
+                        ),
+                    )),
+                    None => Err(Error::new(
+                        ErrorCode::ActionNotSupported,
+                        "this window's position is unknown; use element ids",
+                    )),
+                }
+            }
+            _ => Err(bad(step, "give both x and y")),
+        }
+    };
+    let target = |spec: &ActionSpec| -> Result<(Option<SavedElement>, Option<Point>)> {
+        let e = element(&spec.element_id)?;
+        let p = point(spec.x, spec.y)?;
+        if e.is_some() == p.is_some() {
+            return Err(bad(step, "give either element_id or x and y"));
+        }
+        Ok((e, p))
+    };
+    let pointer_plan = |kind: Kind| -> Result<Plan> {
+        Ok(match target(spec)? {
+            (Some(element), _) => Plan::Element { kind, element },
+            (_, Some(at)) => Plan::Point { kind, at },
+            _ => return Err(bad(step, "no target")),
+        })
+    };
+    let need_element = || -> Result<SavedElement> {
+        element(&spec.element_id)?
+            .ok_or_else(|| bad(step, format!("{} needs element_id", spec.kind)))
+    };
+    match spec.kind.as_str() {
+        "click" => pointer_plan(Kind::Click),
+        "double_click" => pointer_plan(Kind::DoubleClick),
+        "right_click" => pointer_plan(Kind::RightClick),
+        "move" => pointer_plan(Kind::Move),
+        "scroll" => pointer_plan(Kind::Scroll { dx: spec.dx.unwrap_or(0), dy: spec.dy.unwrap_or(3) }),
+        "drag" => {
+            let from = match target(spec)? {
+                (Some(e), _) => center(&e)?,
+                (_, Some(p)) => p,
+                _ => return Err(bad(step, "no start")),
+            };
+            let to = match (element(&spec.to_element_id)?, point(spec.to_x, spec.to_y)?) {
+                (Some(e), None) => center(&e)?,
+                (None, Some(p)) => p,
+                _ => return Err(bad(step, "drag needs to_element_id or to_x and to_y")),
+            };
+            Ok(Plan::Drag { from, to })
+        }
+        "type" => {
+            let text = spec.text.clone().filter(|t| !t.is_empty()).ok_or_else(|| bad(step, "type needs text"))?;
+            Ok(Plan::Type { text, into: element(&spec.element_id)? })
+        }
+        "key" => {
+            let keys = spec.keys.clone().filter(|k| !k.trim().is_empty()).ok_or_else(|| bad(step, "key needs keys"))?;
+            Ok(Plan::Key { keys })
+        }
+        "set_value" => {
+            let value = spec.text.clone().ok_or_else(|| bad(step, "set_value needs text (the new value)"))?;
+            Ok(Plan::SetValue { element: need_element()?, value })
+        }
+        "focus" => Ok(Plan::Focus { element: need_element()? }),
+        "wait" => {
+            let ms = spec.ms.unwrap_or(500);
+            if ms > 10_000 {
+                return Err(bad(step, "wait at most 10000 ms"));
+            }
+            Ok(Plan::Wait { ms })
+        }
+        other => Err(bad(
+            step,
+            format!("unknown action type {other:?}; use click, double_click, right_click, move, scroll, drag, type, key, set_value, focus or wait"),
+        )),
+    }
+}

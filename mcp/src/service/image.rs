@@ -1,0 +1,85 @@
+//! Window screenshots as JPEG, in the same window-relative space as element bounds.
+
+use cu_core::backend::Backend;
+use cu_core::config::Config;
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+use serde::Serialize;
+
+/// Widest image sent; wider windows are scaled down.
+pub const MAX_WIDTH: u32 = 1024;
+/// JPEG quality.
+pub const QUALITY: u8 = 70;
+
+/// Size of the image and how it maps back to window coordinates.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageInfo {
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// Image pixels per window pixel; divide a point read off the image by it to get window
+    /// coordinates. Left out when 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub scale: f64,
+}
+
+fn is_one(x: &f64) -> bool {
+    (*x - 1.0).abs() < f64::EPSILON
+}
+
+pub(crate) struct Shot {
+    pub info: ImageInfo,
+    pub jpeg: Vec<u8>,
+}
+
+pub(crate) async fn capture_jpeg(
+    backend: &dyn Backend,
+    window: &WindowId,
+    config: &Config,
+) -> Result<Shot> {
+    let timeout = std::time::Duration::from_secs_f64(config.image_timeout);
+    let raw = tokio::time::timeout(timeout, backend.capture(window))
+        .await
+        .map_err(|_| {
+            Error::new(
+                ErrorCode::ImageCaptureTimeout,
+                format!("capture took longer than {} s", config.image_timeout),
+            )
+        })??;
+    let rgba = image::RgbaImage::from_raw(raw.width, raw.height, raw.rgba).ok_or_else(|| {
+        Error::new(
+            ErrorCode::ImageCaptureFailed,
+            "the capture has the wrong size",
+        )
+    })?;
+    let rgb = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
+    let (w, h) = rgb.dimensions();
+    let (rgb, scale) = if w > MAX_WIDTH {
+        let scale = f64::from(MAX_WIDTH) / f64::from(w);
+        let nh = ((f64::from(h) * scale).round() as u32).max(1);
+        (
+            image::imageops::resize(&rgb, MAX_WIDTH, nh, image::imageops::FilterType::Triangle),
+            scale,
+        )
+    } else {
+        (rgb, 1.0)
+    };
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, QUALITY)
+        .encode_image(&rgb)
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::ImageCaptureFailed,
+                format!("JPEG encoding failed: {e}"),
+            )
+        })?;
+    Ok(Shot {
+        info: ImageInfo {
+            width: rgb.width(),
+            height: rgb.height(),
+            scale,
+        },
+        jpeg,
+    })
+}

@@ -1,0 +1,186 @@
+//! `gui_list`, `gui_state` and `gui_action` as plain async functions.
+
+mod action;
+mod image;
+
+use std::sync::Arc;
+
+use cu_core::backend::{Backend, BackendInfo};
+use cu_core::config::Config;
+use cu_core::element::{SnapshotOptions, State, Truncation};
+use cu_core::outline::{self, OutlineOptions};
+use cu_core::safety::Gate;
+use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
+
+/// What every tool shares.
+pub struct Service {
+    backend: Arc<dyn Backend>,
+    gate: Gate,
+    states: StateRegistry,
+    config: Config,
+}
+
+/// `gui_list`'s answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListResult {
+    /// The backend and what it can do.
+    pub backend: BackendInfo,
+    /// Visible application windows.
+    pub windows: Vec<WindowInfo>,
+}
+
+/// `gui_state`'s request.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateRequest {
+    /// The window, from `gui_list`.
+    pub window_id: String,
+    /// List every element, not only interactive and text ones.
+    #[serde(default)]
+    pub all: bool,
+    /// Do not descend below this depth.
+    #[serde(default)]
+    pub max_depth: Option<u32>,
+    /// Observe only this element's subtree (an element id of `state_id`).
+    #[serde(default)]
+    pub subtree: Option<String>,
+    /// The observation `subtree` refers to (not consumed).
+    #[serde(default)]
+    pub state_id: Option<String>,
+    /// List at most this many elements (default 300).
+    #[serde(default)]
+    pub max_elements: Option<usize>,
+    /// Attach a JPEG of the window.
+    #[serde(default)]
+    pub screenshot: bool,
+}
+
+/// `gui_state`'s answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateResult {
+    /// Use once, within 30 s, with `gui_action`.
+    pub state_id: String,
+    /// The window as observed.
+    pub window: WindowInfo,
+    /// The compact outline: one line per element, ids `e1…`.
+    pub outline: String,
+    /// How many elements carry ids.
+    pub elements: usize,
+    /// Set when the walk stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+    /// The screenshot's size and scale, when one was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<image::ImageInfo>,
+    /// The JPEG bytes (sent as MCP image content, never inside JSON).
+    #[serde(skip)]
+    pub jpeg: Option<Vec<u8>>,
+}
+
+impl Service {
+    /// A service over `backend` with `config`.
+    pub fn new(backend: Arc<dyn Backend>, config: Config) -> Service {
+        Service {
+            backend,
+            gate: Gate::new(&config.extra_blocked_words()),
+            states: StateRegistry::new(&config.sessions_dir),
+            config,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// `gui_list`.
+    pub async fn gui_list(&self) -> Result<ListResult> {
+        let (backend, windows) = tokio::join!(self.backend.info(), self.backend.list_windows());
+        Ok(ListResult {
+            backend: backend?,
+            windows: windows?,
+        })
+    }
+
+    /// `gui_state`: observe one window and save the observation.
+    pub async fn gui_state(&self, req: &StateRequest) -> Result<StateResult> {
+        let window = WindowId(req.window_id.clone());
+        let info = self.backend.info().await?;
+        let subtree = match (&req.subtree, &req.state_id) {
+            (Some(element), Some(state_id)) => {
+                let earlier = self.states.load(state_id, &info.desktop)?;
+                Some(earlier.element(element)?.identity.clone())
+            }
+            (Some(_), None) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "subtree needs the state_id it comes from",
+                ))
+            }
+            _ => None,
+        };
+        let options = SnapshotOptions {
+            max_depth: req.max_depth,
+            subtree,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = self.backend.snapshot(&window, &options).await?;
+        let outline_options = OutlineOptions {
+            all: req.all,
+            max_elements: req.max_elements.unwrap_or(300).clamp(1, 5000),
+            bounds: true,
+        };
+        let outline = outline::render(&snapshot, &outline_options);
+        let elements: Vec<SavedElement> = outline
+            .ids
+            .iter()
+            .filter_map(|(id, index)| {
+                let n = snapshot.nodes.get(*index)?;
+                Some(SavedElement {
+                    id: id.clone(),
+                    identity: n.identity.clone(),
+                    role: n.role,
+                    name: n.name.clone(),
+                    bounds: n.bounds,
+                    focused: n.states.contains(State::Focused),
+                })
+            })
+            .collect();
+        let state = SavedState {
+            state_id: StateRegistry::new_id(),
+            window: window.clone(),
+            desktop: snapshot.desktop.clone(),
+            window_bounds: snapshot.window.bounds,
+            created_ms: now_ms(),
+            elements,
+        };
+        self.states.save(&state)?;
+        let (image, jpeg) = if req.screenshot {
+            let shot = image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
+            (Some(shot.info), Some(shot.jpeg))
+        } else {
+            (None, None)
+        };
+        Ok(StateResult {
+            state_id: state.state_id,
+            elements: state.elements.len(),
+            window: snapshot.window,
+            outline: outline.text,
+            truncated: snapshot.truncated,
+            image,
+            jpeg,
+        })
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
