@@ -19,6 +19,7 @@
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
 //! tested anywhere.
 
+pub mod audit;
 pub mod backend;
 pub mod config;
 pub mod element;

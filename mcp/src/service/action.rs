@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use cu_core::audit::AuditRecord;
 use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::element::{Snapshot, SnapshotOptions};
 use cu_core::geometry::{Point, Rect};
@@ -152,8 +153,73 @@ fn bad(step: usize, message: impl std::fmt::Display) -> Error {
 }
 
 impl Service {
-    /// `gui_action`.
+    /// `gui_action`: runs the steps and writes one audit record per step that ran, or one for a
+    /// refused or failed call. Typed text is redacted from every record.
     pub async fn gui_action(&self, req: &ActionRequest) -> Result<ActionResult> {
+        let outcome = self.act(req).await;
+        let typed: String = req
+            .actions
+            .iter()
+            .filter_map(|a| a.text.as_deref())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let typed = Some(typed.as_str()).filter(|t| !t.is_empty());
+        let base = AuditRecord {
+            action: Some("gui_action".into()),
+            window: Some(req.window_id.clone()),
+            reference: Some(req.state_id.clone()),
+            confirmed: Some(req.confirm_dangerous),
+            ..AuditRecord::default()
+        };
+        let records: Vec<AuditRecord> = match &outcome {
+            Ok((state, result)) => result
+                .results
+                .iter()
+                .map(|r| {
+                    let spec = &req.actions[r.step];
+                    let element = spec
+                        .element_id
+                        .as_deref()
+                        .and_then(|id| state.element(id).ok());
+                    AuditRecord {
+                        action: Some(format!("gui_action.{}", r.kind)),
+                        element_id: spec.element_id.clone(),
+                        name: element.map(|e| e.name.clone()),
+                        role: element.map(|e| e.role.as_str().to_owned()),
+                        point: spec.x.zip(spec.y).map(|(x, y)| Point::new(x, y)),
+                        how: Some(r.how.to_owned()),
+                        effect: Some(r.effect.to_owned()),
+                        result: Some("ok".into()),
+                        ..base.clone()
+                    }
+                })
+                .collect(),
+            Err(e) => vec![AuditRecord {
+                result: Some(
+                    if e.details
+                        .as_ref()
+                        .and_then(|d| d.get("completed"))
+                        .is_some()
+                    {
+                        "failed"
+                    } else {
+                        "refused"
+                    }
+                    .into(),
+                ),
+                error_code: Some(e.code.as_str().to_owned()),
+                ..base
+            }],
+        };
+        for record in records {
+            if let Err(e) = self.audit.append(record, typed) {
+                tracing::warn!("audit log: {}", e.message);
+            }
+        }
+        outcome.map(|(_, result)| result)
+    }
+
+    async fn act(&self, req: &ActionRequest) -> Result<(SavedState, ActionResult)> {
         if req.actions.is_empty() || req.actions.len() > 50 {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
@@ -230,7 +296,7 @@ impl Service {
                 .with_details(serde_json::json!({ "step": step + 1, "completed": results })));
             }
         }
-        Ok(ActionResult { results })
+        Ok((state, ActionResult { results }))
     }
 
     async fn check_geometry(&self, window: &WindowId, state: &SavedState) -> Result<()> {

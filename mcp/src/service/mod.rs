@@ -5,6 +5,7 @@ mod image;
 
 use std::sync::Arc;
 
+use cu_core::audit::AuditLog;
 use cu_core::backend::{Backend, BackendInfo};
 use cu_core::config::Config;
 use cu_core::element::{SnapshotOptions, State, Truncation};
@@ -22,6 +23,7 @@ pub struct Service {
     backend: Arc<dyn Backend>,
     gate: Gate,
     states: StateRegistry,
+    audit: AuditLog,
     config: Config,
 }
 
@@ -89,6 +91,7 @@ impl Service {
             backend,
             gate: Gate::new(&config.extra_blocked_words()),
             states: StateRegistry::new(&config.sessions_dir),
+            audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
             config,
         }
     }
