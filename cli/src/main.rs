@@ -109,11 +109,10 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
     if let Some(command) = cli.command {
         return runtime.block_on(run_command(command, config));
     }
-    Err(Error::new(
-        cu_core::ErrorCode::InvalidArgument,
-        "no command given; the MCP server arrives with the server issue. Try --health.",
-    )
-    .with_suggestion("Run `mcp-computer-use --help`."))
+    // No command: serve MCP over stdio, the way agents start us.
+    let service = std::sync::Arc::new(cu_mcp::service::Service::new(cu_backends::platform_backend(), config));
+    runtime.block_on(cu_mcp::server::serve_stdio(service))?;
+    Ok(CuExit::Success)
 }
 
 async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> {

@@ -5,4 +5,6 @@
 //! serde types. The CLI calls them directly; the MCP server wraps the same functions, so no tool
 //! logic is written twice.
 
+pub mod server;
 pub mod service;
+pub mod tools;

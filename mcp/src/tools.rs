@@ -1,0 +1,84 @@
+//! The MCP tool definitions: names, descriptions, JSON Schemas and annotations, in one place.
+//! `tests/golden/tools_list.json` pins them, so the surface changes only on purpose.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::json;
+
+fn schema(value: serde_json::Value) -> Arc<JsonObject> {
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// Every tool this server offers.
+pub fn definitions() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "gui_list",
+            "List the visible application windows (id, app, title, pid, bounds, focused) and the desktop backend's capabilities. Start here.",
+            schema(json!({ "type": "object", "properties": {}, "additionalProperties": false })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
+        Tool::new(
+            "gui_state",
+            "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, window-relative x,y wxh, key states. Interactive and text elements by default.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "window_id": { "type": "string", "description": "From gui_list." },
+                    "all": { "type": "boolean", "description": "List every element, not only interactive and text ones." },
+                    "max_depth": { "type": "integer", "minimum": 0, "description": "Do not descend below this depth." },
+                    "subtree": { "type": "string", "description": "Observe only this element (an id from state_id)." },
+                    "state_id": { "type": "string", "description": "The observation subtree refers to (not used up)." },
+                    "max_elements": { "type": "integer", "minimum": 1, "maximum": 5000, "description": "List at most this many elements (default 300)." },
+                    "screenshot": { "type": "boolean", "description": "Attach a JPEG of the window (same window-relative space; see image.scale)." }
+                },
+                "required": ["window_id"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(false).open_world(false)),
+        Tool::new(
+            "gui_action",
+            "Act on the window observed by state_id (used once): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "window_id": { "type": "string" },
+                    "state_id": { "type": "string" },
+                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." },
+                    "actions": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 50,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "type": { "type": "string", "enum": ["click", "double_click", "right_click", "move", "scroll", "drag", "type", "key", "set_value", "focus", "wait"] },
+                                "element_id": { "type": "string" },
+                                "x": { "type": "integer" },
+                                "y": { "type": "integer" },
+                                "to_element_id": { "type": "string" },
+                                "to_x": { "type": "integer" },
+                                "to_y": { "type": "integer" },
+                                "text": { "type": "string", "description": "type: the text; set_value: the new value." },
+                                "keys": { "type": "string", "description": "key: e.g. ctrl+s, Return, alt+F4." },
+                                "dx": { "type": "integer" },
+                                "dy": { "type": "integer" },
+                                "ms": { "type": "integer", "minimum": 0, "maximum": 10000 }
+                            },
+                            "required": ["type"],
+                            "additionalProperties": false
+                        }
+                    }
+                },
+                "required": ["window_id", "state_id", "actions"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
+    ]
+}
