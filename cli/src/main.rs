@@ -57,6 +57,19 @@ enum Command {
         #[arg(long)]
         confirm_dangerous: bool,
     },
+    /// Serve MCP: over stdio (the default with no command at all), or over Streamable HTTP at
+    /// http://ADDR/mcp with a bearer token from --token-file or MCP_CU_HTTP_TOKEN.
+    Serve {
+        /// Listen on this address (loopback; other addresses need TLS).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// File holding the bearer token.
+        #[arg(long, value_name = "FILE")]
+        token_file: Option<std::path::PathBuf>,
+        /// Serve without a token (loopback only; for local tools).
+        #[arg(long)]
+        insecure_no_auth: bool,
+    },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
         /// Window id from `list`.
@@ -172,11 +185,17 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             };
             serde_json::to_value(service.gui_action(&request).await?).map_err(internal)?
         }
-        Command::Snapshot {
-            window,
-            max_nodes,
-            budget_ms,
-        } => {
+        Command::Serve { http: None, .. } => {
+            cu_mcp::server::serve_stdio(std::sync::Arc::new(service)).await?;
+            return Ok(CuExit::Success);
+        }
+        Command::Serve { http: Some(addr), token_file, insecure_no_auth } => {
+            let token = cu_mcp::http::read_token(token_file.as_deref())?;
+            let options = cu_mcp::http::HttpOptions { addr, token, insecure_no_auth };
+            cu_mcp::http::serve_http(std::sync::Arc::new(service), options).await?;
+            return Ok(CuExit::Success);
+        }
+        Command::Snapshot { window, max_nodes, budget_ms } => {
             let options = cu_core::element::SnapshotOptions {
                 max_nodes,
                 time_budget_ms: budget_ms,

@@ -5,6 +5,7 @@
 //! serde types. The CLI calls them directly; the MCP server wraps the same functions, so no tool
 //! logic is written twice.
 
+pub mod http;
 pub mod server;
 pub mod service;
 pub mod tools;
