@@ -2,7 +2,7 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 calc zenity mousepad featherpad qt5 qt6 biglist firefox chromium
+# Apps: gtk3 gtk4 calc zenity zenity-info mousepad featherpad qt5 qt6 biglist firefox chromium
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -25,6 +25,8 @@ for a in "${APPS[@]}"; do case $a in
   calc)       run calc gnome-calculator ;;
   zenity)     run zenity zenity --question --title="Confirm delete" --text="Delete the file?" \
                 --ok-label=Delete --cancel-label=Cancel ;;
+  zenity-info) run zenity-info zenity --question --title="Details" --text="Show the information?" \
+                --ok-label=Information --cancel-label=Cancel ;;
   mousepad)   run mousepad mousepad ;;
   featherpad) run featherpad featherpad --standalone ;;
   qt5)        run qt5 $PY "$FIX/qt_fixture.py" 5 ;;

@@ -1,0 +1,153 @@
+"""Fixtures for the MCP end-to-end tests: the real binary, a real MCP client (the official Python
+SDK), real apps on the test desktop that scripts/test.sh starts.
+
+Without a desktop the tests skip, saying so; under CI=true a missing desktop is a failure.
+"""
+import contextlib
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("MCP_CU_BIN", str(ROOT / "target" / "debug" / "mcp-computer-use"))
+TOKEN = "test-token-0123456789abcdef"
+
+
+def _desktop_number():
+    number = os.environ.get("MCP_CU_TEST_DESKTOP")
+    if number and os.environ.get("DISPLAY"):
+        return number
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI=true but no test desktop: run the suite through scripts/test.sh")
+    pytest.skip("SKIPPED: no test desktop (run scripts/test.sh to start one)")
+
+
+@pytest.fixture(scope="session")
+def desktop():
+    return _desktop_number()
+
+
+@pytest.fixture
+def sessions_dir(tmp_path):
+    d = tmp_path / "sessions"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def server_env(desktop, sessions_dir):
+    # The SDK passes only a few variables to a stdio server: give it the desktop explicitly.
+    keep = ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "XDG_SESSION_TYPE", "HOME", "PATH"]
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["MCP_CU_SESSIONS_DIR"] = str(sessions_dir)
+    return env
+
+
+class Apps:
+    def __init__(self, desktop):
+        self.desktop = desktop
+        self.pids = []
+
+    def launch(self, kind):
+        out = subprocess.run(["bash", str(ROOT / "scripts/desktop/launch-apps.sh"), self.desktop, kind],
+                             capture_output=True, text=True, check=True)
+        pid = int(re.search(r"^%s=(\d+)$" % re.escape(kind), out.stdout, re.M).group(1))
+        self.pids.append(pid)
+        return pid
+
+    def close(self):
+        for pid in self.pids:
+            subprocess.run(["pkill", "-KILL", "-P", str(pid)], check=False)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def apps(desktop):
+    a = Apps(desktop)
+    yield a
+    a.close()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def http_server(env, extra_args=(), token=TOKEN):
+    port = _free_port()
+    env = dict(env, MCP_CU_HTTP_TOKEN=token) if token else dict(env)
+    proc = subprocess.Popen([BIN, "serve", "--http", f"127.0.0.1:{port}", *extra_args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request, server_env):
+    """Returns an async-context-manager factory for a connected SDK client over stdio or HTTP."""
+    if request.param == "stdio":
+        def make():
+            return Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60)
+        yield make
+    else:
+        with http_server(server_env) as url:
+            def make():
+                http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+                return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=60)
+            yield make
+
+
+def result_json(res):
+    """The tool result as (is_error, JSON value)."""
+    is_error = getattr(res, "is_error", None)
+    if is_error is None:
+        is_error = getattr(res, "isError", False)
+    text = next(b.text for b in res.content if getattr(b, "type", "") == "text")
+    return bool(is_error), json.loads(text)
+
+
+async def call(client, tool, args):
+    return result_json(await client.call_tool(tool, args))
+
+
+async def window_of(client, pid, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        err, value = await call(client, "gui_list", {})
+        if not err:
+            for w in value["windows"]:
+                if w.get("pid") == pid and not w.get("minimized"):
+                    return w
+        time.sleep(0.1)
+    raise AssertionError(f"no window for pid {pid}")
+
+
+def element(outline, role, name):
+    """The id of the first outline line with this role and name."""
+    for line in outline.splitlines():
+        m = re.match(r'\s*(e\d+) (\w+)(?: "((?:[^"\\]|\\.)*)")?(?: =("(?:[^"\\]|\\.)*"))?(?: (-?\d+),(-?\d+) (\d+)x(\d+))?', line)
+        if m and m.group(2) == role and (m.group(3) or "") == name:
+            bounds = tuple(int(m.group(i)) for i in range(5, 9)) if m.group(5) else None
+            return m.group(1), bounds
+    raise AssertionError(f"no {role} {name!r} in outline:\n{outline}")

@@ -1,0 +1,45 @@
+"""The CLI's state and act in separate processes, and the audit log under concurrent writers."""
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+
+from conftest import BIN
+
+
+def run(args, env):
+    out = subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    return out.returncode, out.stdout
+
+
+def test_state_then_act_in_two_processes_works_once(server_env, apps):
+    pid = apps.launch("calc")
+    code, listing = run(["list"], server_env)
+    assert code == 0, listing
+    window = next(w["id"] for w in json.loads(listing)["windows"] if w.get("pid") == pid)
+    code, state = run(["state", window], server_env)
+    assert code == 0, state
+    state_id = re.match(r"state_id: (s[0-9a-f]{12})", state).group(1)
+    seven = re.search(r'^\s*(e\d+) button "7"', state, re.M).group(1)
+    actions = json.dumps([{"type": "click", "element_id": seven}])
+    code, out = run(["act", window, state_id, actions], server_env)
+    assert code == 0, out
+    assert json.loads(out)["results"][0]["how"] == "semantic"
+    code, out = run(["act", window, state_id, actions], server_env)
+    assert code == 1 and json.loads(out)["error"]["code"] == "STATE_ALREADY_USED", out
+
+
+def test_concurrent_processes_lose_no_audit_line(server_env, sessions_dir, desktop):
+    # Refused calls are logged too: 8 processes x 12 calls each, all at once.
+    def worker(i):
+        for _ in range(12):
+            code, out = run(["act", "x11:0x1", "s%012x" % i, '[{"type":"wait","ms":1}]'], server_env)
+            assert code == 1 and json.loads(out)["error"]["code"] in ("STATE_EXPIRED", "GUI_UNAVAILABLE")
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(worker, range(8)))
+    lines = (sessions_dir / "actions.log").read_text().splitlines()
+    assert len(lines) == 96
+    for line in lines:
+        record = json.loads(line)
+        assert record["result"] == "refused" and record["action"] == "gui_action"
