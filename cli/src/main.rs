@@ -123,7 +123,10 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
         return runtime.block_on(run_command(command, config));
     }
     // No command: serve MCP over stdio, the way agents start us.
-    let service = std::sync::Arc::new(cu_mcp::service::Service::new(cu_backends::platform_backend(), config));
+    let service = std::sync::Arc::new(cu_mcp::service::Service::new(
+        cu_backends::platform_backend(),
+        config,
+    ));
     runtime.block_on(cu_mcp::server::serve_stdio(service))?;
     Ok(CuExit::Success)
 }
@@ -189,13 +192,25 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             cu_mcp::server::serve_stdio(std::sync::Arc::new(service)).await?;
             return Ok(CuExit::Success);
         }
-        Command::Serve { http: Some(addr), token_file, insecure_no_auth } => {
+        Command::Serve {
+            http: Some(addr),
+            token_file,
+            insecure_no_auth,
+        } => {
             let token = cu_mcp::http::read_token(token_file.as_deref())?;
-            let options = cu_mcp::http::HttpOptions { addr, token, insecure_no_auth };
+            let options = cu_mcp::http::HttpOptions {
+                addr,
+                token,
+                insecure_no_auth,
+            };
             cu_mcp::http::serve_http(std::sync::Arc::new(service), options).await?;
             return Ok(CuExit::Success);
         }
-        Command::Snapshot { window, max_nodes, budget_ms } => {
+        Command::Snapshot {
+            window,
+            max_nodes,
+            budget_ms,
+        } => {
             let options = cu_core::element::SnapshotOptions {
                 max_nodes,
                 time_budget_ms: budget_ms,

@@ -36,14 +36,20 @@ pub struct HttpOptions {
 pub fn read_token(token_file: Option<&std::path::Path>) -> Result<Option<String>, Error> {
     let token = match token_file {
         Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
-            Error::new(ErrorCode::ConfigInvalid, format!("cannot read the token file {}: {e}", path.display()))
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("cannot read the token file {}: {e}", path.display()),
+            )
         })?),
         None => std::env::var("MCP_CU_HTTP_TOKEN").ok(),
     };
     let token = token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
     if token.as_ref().is_some_and(|t| t.len() < 16) {
-        return Err(Error::new(ErrorCode::ConfigInvalid, "the HTTP token is shorter than 16 characters")
-            .with_suggestion("Use a long random token, e.g. `openssl rand -hex 32`."));
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            "the HTTP token is shorter than 16 characters",
+        )
+        .with_suggestion("Use a long random token, e.g. `openssl rand -hex 32`."));
     }
     Ok(token)
 }
@@ -75,8 +81,17 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 fn unauthorized() -> Response {
-    let body = Error::new(ErrorCode::Unauthorized, "missing or wrong bearer token").to_json().to_string();
-    (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json"), (header::WWW_AUTHENTICATE, "Bearer")], body)
+    let body = Error::new(ErrorCode::Unauthorized, "missing or wrong bearer token")
+        .to_json()
+        .to_string();
+    (
+        StatusCode::UNAUTHORIZED,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::WWW_AUTHENTICATE, "Bearer"),
+        ],
+        body,
+    )
         .into_response()
 }
 
@@ -99,23 +114,27 @@ pub fn router(service: Arc<Service>, options: &HttpOptions) -> axum::Router {
         config,
     );
     let token = options.token.clone().map(Arc::<str>::from);
-    axum::Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(move |request: Request, next: Next| {
-        let token = token.clone();
-        async move {
-            if let Some(token) = token {
-                let given = request
-                    .headers()
-                    .get(header::AUTHORIZATION)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.strip_prefix("Bearer "))
-                    .unwrap_or_default();
-                if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
-                    return unauthorized();
+    axum::Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let token = token.clone();
+                async move {
+                    if let Some(token) = token {
+                        let given = request
+                            .headers()
+                            .get(header::AUTHORIZATION)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.strip_prefix("Bearer "))
+                            .unwrap_or_default();
+                        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
+                            return unauthorized();
+                        }
+                    }
+                    next.run(request).await
                 }
-            }
-            next.run(request).await
-        }
-    }))
+            },
+        ))
 }
 
 /// Serves until the process ends.
@@ -123,7 +142,12 @@ pub async fn serve_http(service: Arc<Service>, options: HttpOptions) -> Result<(
     check_listener(&options)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
-        .map_err(|e| Error::new(ErrorCode::ConfigInvalid, format!("cannot listen on {}: {e}", options.addr)))?;
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("cannot listen on {}: {e}", options.addr),
+            )
+        })?;
     tracing::info!(addr = %options.addr, auth = options.token.is_some(), "serving MCP over Streamable HTTP at /mcp");
     axum::serve(listener, router(service, &options))
         .await
@@ -151,7 +175,10 @@ mod tests {
         let public = check_listener(&opts("0.0.0.0:8000", Some("0123456789abcdef"), false)).err();
         assert!(public.is_some_and(|e| e.message.contains("needs TLS")));
         let public_insecure = check_listener(&opts("0.0.0.0:8000", None, true)).err();
-        assert!(public_insecure.is_some(), "--insecure-no-auth never opens a public port");
+        assert!(
+            public_insecure.is_some(),
+            "--insecure-no-auth never opens a public port"
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use base64::Engine as _;
 use cu_core::Error;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -52,8 +52,11 @@ impl McpServer {
                 let request: ActionRequest = parse(args)?;
                 Ok(json_result(&self.service.gui_action(&request).await?))
             }
-            other => Err(Error::new(cu_core::ErrorCode::InvalidArgument, format!("unknown tool {other:?}"))
-                .with_suggestion("Call tools/list for the tools this server offers.")),
+            other => Err(Error::new(
+                cu_core::ErrorCode::InvalidArgument,
+                format!("unknown tool {other:?}"),
+            )
+            .with_suggestion("Call tools/list for the tools this server offers.")),
         }
     }
 }
@@ -64,8 +67,11 @@ struct NoArgs {}
 
 fn parse<T: DeserializeOwned>(args: serde_json::Value) -> Result<T, Error> {
     serde_json::from_value(args).map_err(|e| {
-        Error::new(cu_core::ErrorCode::InvalidArgument, format!("bad arguments: {e}"))
-            .with_suggestion("Pass the arguments the tool's input schema describes.")
+        Error::new(
+            cu_core::ErrorCode::InvalidArgument,
+            format!("bad arguments: {e}"),
+        )
+        .with_suggestion("Pass the arguments the tool's input schema describes.")
     })
 }
 
@@ -89,8 +95,9 @@ impl ServerHandler for McpServer {
         let mut info = Implementation::from_build_env();
         info.name = "mcp-computer-use".into();
         info.version = env!("CARGO_PKG_VERSION").into();
-        let mut result = InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-            .with_instructions(INSTRUCTIONS);
+        let mut result =
+            InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+                .with_instructions(INSTRUCTIONS);
         result.server_info = info;
         result
     }
@@ -120,11 +127,16 @@ impl ServerHandler for McpServer {
 /// Serves MCP over stdin/stdout until the client closes the stream.
 pub async fn serve_stdio(service: Arc<Service>) -> Result<(), Error> {
     use rmcp::ServiceExt as _;
-    let internal = |what: &str, e: &dyn std::fmt::Display| Error::new(cu_core::ErrorCode::Internal, format!("{what}: {e}"));
+    let internal = |what: &str, e: &dyn std::fmt::Display| {
+        Error::new(cu_core::ErrorCode::Internal, format!("{what}: {e}"))
+    };
     let running = McpServer::new(service)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| internal("MCP initialization over stdio failed", &e))?;
-    running.waiting().await.map_err(|e| internal("MCP stdio session ended with an error", &e))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| internal("MCP stdio session ended with an error", &e))?;
     Ok(())
 }

@@ -1,0 +1,43 @@
+"""The tool surface changes only on purpose: tools/list against tests/golden/tools_list.json, and
+the initialize instructions against docs/AGENTS_SNIPPET.md. UPDATE_GOLDEN=1 rewrites the golden."""
+import json
+import os
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, ROOT
+
+pytestmark = pytest.mark.anyio
+GOLDEN = ROOT / "tests" / "golden" / "tools_list.json"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def plain(tool):
+    data = tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return {k: data[k] for k in ("name", "description", "inputSchema", "annotations") if k in data}
+
+
+async def test_tools_list_matches_the_golden_file():
+    # No desktop needed: listing tools never touches the GUI.
+    async with Client(StdioServerParameters(command=BIN, args=[], env={"PATH": os.environ["PATH"]})) as client:
+        tools = sorted((plain(t) for t in (await client.list_tools()).tools), key=lambda t: t["name"])
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(json.dumps(tools, indent=2, ensure_ascii=False) + "\n")
+    assert tools == json.loads(GOLDEN.read_text()), "the tool surface changed: review, then UPDATE_GOLDEN=1"
+    annotations = {t["name"]: t["annotations"] for t in tools}
+    assert annotations["gui_list"]["readOnlyHint"] and annotations["gui_state"]["readOnlyHint"]
+    assert annotations["gui_action"]["destructiveHint"] and not annotations["gui_action"]["readOnlyHint"]
+
+
+async def test_instructions_are_the_agents_snippet():
+    async with Client(StdioServerParameters(command=BIN, args=[], env={"PATH": os.environ["PATH"]})) as client:
+        instructions = client.instructions
+        assert client.server_info.name == "mcp-computer-use"
+    assert instructions == (ROOT / "docs" / "AGENTS_SNIPPET.md").read_text()
+    for rule in ("once, for 30 seconds", "element_id", "window-relative", "confirm_dangerous"):
+        assert rule in instructions
