@@ -91,8 +91,97 @@ async fn main() -> anyhow::Result<()> {
                 );
             }
         }
+        Some("outline") => {
+            // Default gui_state outline size per window; with #TITLE, only that document's subtree.
+            let bpe = tiktoken_rs::o200k_base()?;
+            backend.list_windows().await?;
+            for spec in &args[1..] {
+                let (id, document) = match spec.split_once('#') {
+                    Some((id, doc)) => (id, Some(doc)),
+                    None => (spec.as_str(), None),
+                };
+                let id = id.into();
+                let full = backend.snapshot(&id, &SnapshotOptions::default()).await?;
+                let snap = match document {
+                    None => full,
+                    Some(title) => {
+                        let doc = full
+                            .nodes
+                            .iter()
+                            .find(|n| n.role == cu_core::role::Role::Document && n.name == title)
+                            .ok_or_else(|| anyhow::anyhow!("no document {title:?}"))?;
+                        let options = SnapshotOptions { subtree: Some(doc.identity.clone()), ..SnapshotOptions::default() };
+                        backend.snapshot(&id, &options).await?
+                    }
+                };
+                let outline = cu_core::outline::render(&snap, &cu_core::outline::OutlineOptions::default());
+                let tokens = bpe.encode_ordinary(&outline.text).len();
+                let per = (tokens as f64 / outline.ids.len().max(1) as f64 * 10.0).round() / 10.0;
+                #[allow(clippy::print_stdout)]
+                {
+                    println!(
+                        "{}",
+                        serde_json::json!({ "window": snap.window.title, "document": document, "elements": outline.ids.len(),
+                            "tokens": tokens, "bytes": outline.text.len(), "tokens_per_element": per })
+                    );
+                }
+            }
+        }
+        Some("tokens") => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+            let tokens = tiktoken_rs::o200k_base()?.encode_ordinary(&text).len();
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{}", serde_json::json!({ "tokens": tokens, "bytes": text.len() }));
+            }
+        }
+        Some("loop") => {
+            // observe -> act -> observe on the calculator: press the button named "1".
+            let id: cu_core::window::WindowId =
+                args.get(2).map(|s| s.as_str().into()).ok_or_else(|| anyhow::anyhow!("window id"))?;
+            let dir = tempfile::tempdir()?;
+            let mut config = cu_core::config::Config::defaults(&|_| None);
+            config.sessions_dir = dir.path().to_owned();
+            let service = cu_mcp::service::Service::new(backend.clone(), config);
+            let (mut observe, mut act, mut total) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..reps {
+                let t0 = Instant::now();
+                let request = cu_mcp::service::StateRequest { window_id: id.0.clone(), ..Default::default() };
+                let state = service.gui_state(&request).await?;
+                observe.push(ms(t0));
+                let one = state
+                    .outline
+                    .lines()
+                    .find(|l| l.contains(" button \"1\""))
+                    .and_then(|l| l.split_whitespace().next())
+                    .ok_or_else(|| anyhow::anyhow!("no button 1"))?
+                    .to_owned();
+                let spec: cu_mcp::service::ActionSpec =
+                    serde_json::from_value(serde_json::json!({ "type": "click", "element_id": one }))?;
+                let t1 = Instant::now();
+                let action = cu_mcp::service::ActionRequest {
+                    window_id: id.0.clone(),
+                    state_id: state.state_id,
+                    actions: vec![spec],
+                    confirm_dangerous: false,
+                };
+                service.gui_action(&action).await?;
+                act.push(ms(t1));
+                service.gui_state(&request).await?;
+                total.push(ms(t0));
+            }
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "{}",
+                    serde_json::json!({ "observe_ms": median(observe), "act_ms_incl_effect_check": median(act),
+                                        "observe_act_observe_ms": median(total) })
+                );
+            }
+        }
         _ => anyhow::bail!(
-            "usage: bench snapshot REPS WINDOW_ID... | bench input REPS WINDOW_ID X Y"
+            "usage: bench snapshot REPS WINDOW_ID... | input REPS WINDOW_ID X Y | outline WINDOW_ID[#DOCUMENT]... | tokens < TEXT | loop REPS WINDOW_ID"
         ),
     }
     Ok(())

@@ -58,15 +58,59 @@ const SHOWN_STATES: &[State] = &[
     State::Modal,
 ];
 
-fn listed(node: &Node, all: bool) -> bool {
-    if all {
+/// Whether a node is listed. By default: interactive elements, and text with content, that are
+/// shown (with a position; a tree without any bounds keeps everything), leaving out
+/// unnamed disabled controls and text that only repeats a control's name (a form label).
+fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> bool {
+    if view.all {
         return !(node.role.is_container() && node.name.is_empty());
     }
-    let has_text =
-        !node.name.trim().is_empty() || node.value.as_deref().is_some_and(|v| !v.trim().is_empty());
-    node.role.is_interactive()
-        || (node.role.is_text() && has_text)
-        || (node.role == Role::Dialog && has_text)
+    if check_bounds && view.has_bounds && node.bounds.is_none_or(|b| b.is_empty()) {
+        return false;
+    }
+    let value = node.value.as_deref().unwrap_or_default().trim();
+    let text = if shown_name.trim().is_empty() {
+        value
+    } else {
+        shown_name.trim()
+    };
+    if node.role.is_interactive() {
+        return !(text.is_empty() && node.states.contains(State::Disabled));
+    }
+    let is_text = node.role.is_text() || node.role == Role::Dialog;
+    is_text && !text.is_empty() && !view.control_names.contains(text)
+}
+
+/// What the filter needs to know about the whole snapshot.
+struct View {
+    all: bool,
+    /// The tree carries bounds (then elements without any are not on screen: closed menus,
+    /// hidden toolbar buttons).
+    has_bounds: bool,
+    /// Names of interactive elements: text repeating one of them is a label, not content.
+    control_names: std::collections::HashSet<String>,
+}
+
+impl View {
+    fn of(snapshot: &Snapshot, all: bool) -> View {
+        let has_bounds = snapshot
+            .nodes
+            .first()
+            .and_then(|root| root.bounds)
+            .is_some_and(|b| !b.is_empty());
+        let control_names = snapshot
+            .nodes
+            .iter()
+            .filter(|n| n.role.is_interactive())
+            .map(|n| shown_name(snapshot, n).trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        View {
+            all,
+            has_bounds,
+            control_names,
+        }
+    }
 }
 
 /// Renders `snapshot` starting at its root.
@@ -79,6 +123,8 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     let Some(root) = snapshot.nodes.first() else {
         return out;
     };
+    let view = View::of(snapshot, options.all);
+    let mut hidden = 0usize;
     let size = root
         .bounds
         .map(|b| format!(" {}x{}", b.width, b.height))
@@ -98,7 +144,11 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         let duplicate_label = node.role == Role::Label
             && node.name.trim() == parent_name.trim()
             && !node.name.is_empty();
-        let show = listed(node, options.all) && !duplicate_label;
+        let name = shown_name(snapshot, node);
+        let show = listed(node, &name, &view, true) && !duplicate_label;
+        if !show && !duplicate_label && listed(node, &name, &view, false) {
+            hidden += 1;
+        }
         let (child_depth, child_parent) = if show {
             if out.ids.len() >= options.max_elements {
                 out.omitted += 1;
@@ -114,13 +164,21 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
                 );
                 out.ids.push((id, index));
             }
-            (depth + 1, shown_name(snapshot, node))
+            let text = if name.is_empty() {
+                node.value.clone().unwrap_or_default()
+            } else {
+                name
+            };
+            (depth + 1, text)
         } else {
             (depth, parent_name)
         };
         for child in node.children.iter().rev() {
             stack.push((*child as usize, child_depth, child_parent.clone()));
         }
+    }
+    if hidden > 0 {
+        let _ = writeln!(out.text, "… {hidden} elements without a position (closed menus, hidden items) not listed; all=true lists them");
     }
     if out.omitted > 0 {
         let _ = writeln!(
@@ -146,7 +204,12 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
 /// The element's name, or for an unnamed control the name of its label child (a GTK 4 button
 /// whose only content is the label "π").
 fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
-    if !node.name.is_empty() || !node.role.is_interactive() {
+    // A list bullet ("• ") names nothing a user would say.
+    let is_bullet = node
+        .name
+        .chars()
+        .all(|c| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣'));
+    if !is_bullet || !node.role.is_interactive() {
         return node.name.clone();
     }
     node.children
@@ -303,6 +366,42 @@ mod tests {
             2,
             "the label is not listed twice: {}",
             out.text
+        );
+    }
+
+    #[test]
+    fn offscreen_hidden_and_repeated_elements_are_left_out_by_default() {
+        let mut snap = calculator();
+        snap.nodes[0].bounds = Some(Rect::new(0, 0, 100, 100));
+        let mut hidden = node(Role::Button, "Hidden", Some(1), &[]);
+        hidden.bounds = None;
+        let mut far = node(Role::Button, "Far away", Some(1), &[]);
+        far.bounds = Some(Rect::new(500, 500, 0, 0));
+        let mut greyed = node(Role::Button, "", Some(1), &[]);
+        greyed.states = StateSet::EMPTY.with(State::Disabled);
+        let mut form_label = node(Role::Label, "7", Some(1), &[]);
+        form_label.bounds = Some(Rect::new(50, 50, 5, 5));
+        let base = snap.nodes.len() as u32;
+        snap.nodes.extend([hidden, far, greyed, form_label]);
+        snap.nodes[1].children.extend(base..base + 4);
+        let out = render(&snap, &OutlineOptions::default());
+        assert_eq!(out.ids.len(), 2, "{}", out.text);
+        assert!(
+            out.text.contains("… 2 elements without a position"),
+            "{}",
+            out.text
+        );
+        let all = render(
+            &snap,
+            &OutlineOptions {
+                all: true,
+                ..Default::default()
+            },
+        );
+        assert!(
+            all.text.contains("Hidden") && all.text.contains("Far away"),
+            "{}",
+            all.text
         );
     }
 

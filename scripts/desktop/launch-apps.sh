@@ -41,6 +41,14 @@ for a in "${APPS[@]}"; do case $a in
                 --disable-default-apps --disable-extensions --disable-domain-reliability \
                 --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
                 --window-size=1000,700 --window-position=200,150 "file://$STATE/web/fixture.html" ;;
+  chromium-controls)
+              cp "$FIX/controls.html" "$STATE/web/controls.html"
+              run chromium-controls chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
+                --user-data-dir="$STATE/chromium-controls" --no-first-run --no-default-browser-check \
+                --disable-background-networking --disable-component-update --disable-sync \
+                --disable-default-apps --disable-extensions --disable-domain-reliability \
+                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
+                --window-size=1000,700 --window-position=250,120 "file://$STATE/web/controls.html" ;;
   *) echo "unknown app $a" >&2; exit 2 ;;
 esac; done
 $PY "$HERE/atspi_wait.py" "${pids[@]}" --timeout "${DESKENV_APP_TIMEOUT:-60}" 2>&1 | grep -v dbind-WARNING >&2
