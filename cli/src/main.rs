@@ -43,6 +43,9 @@ enum Command {
         /// List at most this many elements.
         #[arg(long)]
         max_elements: Option<usize>,
+        /// Full bounds (x,y wxh) instead of the click point (@x,y).
+        #[arg(long)]
+        bounds: bool,
     },
     /// Act on a window with the state_id of an observation: ACTIONS_JSON is a JSON list such as
     /// '[{"type":"click","element_id":"e7"}]'.
@@ -143,11 +146,13 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             json,
             screenshot,
             max_elements,
+            bounds,
         } => {
             let request = cu_mcp::service::StateRequest {
                 window_id: window,
                 all,
                 max_elements,
+                bounds,
                 screenshot: screenshot.is_some(),
                 ..Default::default()
             };

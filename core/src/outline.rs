@@ -1,6 +1,7 @@
 //! The compact outline of a snapshot: what an agent reads instead of a tree dump.
 //!
-//! One line per listed element: `e7 button "Delete" 402,224 61x22 focused`. By default only what
+//! One line per listed element: `e7 button "Delete" @432,235 focused` (the point a click at the
+//! element's centre would use; `bounds` gives `402,224 61x22` instead). By default only what
 //! a user acts on or reads is listed (interactive roles, and text with content); unnamed
 //! structural containers are folded away (their children move up), a label repeating its
 //! parent's name is dropped (GTK 4's "7" label inside button "7"), and the list stops at a size
@@ -19,7 +20,7 @@ pub struct OutlineOptions {
     pub all: bool,
     /// Stop after this many listed elements.
     pub max_elements: usize,
-    /// Include window-relative bounds (`x,y wxh`).
+    /// Full window-relative bounds (`x,y wxh`) instead of the click point (`@x,y`, the centre).
     pub bounds: bool,
 }
 
@@ -28,7 +29,7 @@ impl Default for OutlineOptions {
         OutlineOptions {
             all: false,
             max_elements: 300,
-            bounds: true,
+            bounds: false,
         }
     }
 }
@@ -129,7 +130,12 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         .bounds
         .map(|b| format!(" {}x{}", b.width, b.height))
         .unwrap_or_default();
-    let _ = writeln!(out.text, "{} {}{}", root.role, quote(&root.name), size);
+    let title = if root.name.is_empty() {
+        &snapshot.window.title
+    } else {
+        &root.name
+    };
+    let _ = writeln!(out.text, "{} {}{}", root.role, quote(title), size);
     // (node index, indentation depth, name of the nearest listed ancestor)
     let mut stack: Vec<(usize, usize, String)> = root
         .children
@@ -228,9 +234,12 @@ fn line(text: &mut String, id: &str, node: &Node, name: &str, depth: usize, boun
     if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
         let _ = write!(text, " ={}", quote(value));
     }
-    if bounds {
-        if let Some(b) = node.bounds {
+    if let Some(b) = node.bounds {
+        if bounds {
             let _ = write!(text, " {},{} {}x{}", b.x, b.y, b.width, b.height);
+        } else {
+            let c = b.center();
+            let _ = write!(text, " @{},{}", c.x, c.y);
         }
     }
     for state in SHOWN_STATES.iter().filter(|s| node.states.contains(**s)) {
@@ -304,9 +313,25 @@ mod tests {
         let out = render(&calculator(), &OutlineOptions::default());
         assert_eq!(
             out.text,
-            "window \"Calculator\" 3x4\n e1 text_area =\"42\" 1,2 3x4 focused\n e2 button \"7\" 1,2 3x4\n"
+            "window \"Calculator\" 3x4\n e1 text_area =\"42\" @2,4 focused\n e2 button \"7\" @2,4\n"
         );
         assert_eq!(out.ids, vec![("e1".to_owned(), 2), ("e2".to_owned(), 3)]);
+    }
+
+    #[test]
+    fn full_bounds_on_request() {
+        let out = render(
+            &calculator(),
+            &OutlineOptions {
+                bounds: true,
+                ..Default::default()
+            },
+        );
+        assert!(
+            out.text.contains("e2 button \"7\" 1,2 3x4\n"),
+            "{}",
+            out.text
+        );
     }
 
     #[test]

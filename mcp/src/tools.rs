@@ -24,7 +24,7 @@ pub fn definitions() -> Vec<Tool> {
         .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
         Tool::new(
             "gui_state",
-            "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, window-relative x,y wxh, key states. Interactive and text elements by default.",
+            "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, @x,y (window-relative centre; bounds=true gives x,y wxh), key states. Interactive and text elements by default.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -34,7 +34,8 @@ pub fn definitions() -> Vec<Tool> {
                     "subtree": { "type": "string", "description": "Observe only this element (an id from state_id)." },
                     "state_id": { "type": "string", "description": "The observation subtree refers to (not used up)." },
                     "max_elements": { "type": "integer", "minimum": 1, "maximum": 5000, "description": "List at most this many elements (default 300)." },
-                    "screenshot": { "type": "boolean", "description": "Attach a JPEG of the window (same window-relative space; see image.scale)." }
+                    "screenshot": { "type": "boolean", "description": "Attach a JPEG of the window (same window-relative space; see image.scale)." },
+                    "bounds": { "type": "boolean", "description": "Full bounds x,y wxh per element instead of the click point @x,y." }
                 },
                 "required": ["window_id"],
                 "additionalProperties": false

@@ -144,10 +144,10 @@ async def window_of(client, pid, timeout=15):
 
 
 def element(outline, role, name):
-    """The id of the first outline line with this role and name."""
+    """(id, (x, y)) of the first outline line with this role and name; (x, y) is the click point."""
     for line in outline.splitlines():
-        m = re.match(r'\s*(e\d+) (\w+)(?: "((?:[^"\\]|\\.)*)")?(?: =("(?:[^"\\]|\\.)*"))?(?: (-?\d+),(-?\d+) (\d+)x(\d+))?', line)
+        m = re.match(r'\s*(e\d+) (\w+)(?: "((?:[^"\\]|\\.)*)")?(?: =("(?:[^"\\]|\\.)*"))?(?: @(-?\d+),(-?\d+))?', line)
         if m and m.group(2) == role and (m.group(3) or "") == name:
-            bounds = tuple(int(m.group(i)) for i in range(5, 9)) if m.group(5) else None
-            return m.group(1), bounds
+            point = (int(m.group(5)), int(m.group(6))) if m.group(5) else None
+            return m.group(1), point
     raise AssertionError(f"no {role} {name!r} in outline:\n{outline}")

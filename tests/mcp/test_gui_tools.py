@@ -54,9 +54,8 @@ async def test_coordinate_click_at_an_element_centre(connect, apps):
     async with connect() as client:
         w = await window_of(client, pid)
         state = await observe(client, w["id"])
-        _, (x, y, width, height) = element(state["outline"], "check_box", "Remember me")
-        args = {"window_id": w["id"], "state_id": state["state_id"],
-                "actions": [{"type": "click", "x": x + width // 2, "y": y + height // 2}]}
+        _, (x, y) = element(state["outline"], "check_box", "Remember me")
+        args = {"window_id": w["id"], "state_id": state["state_id"], "actions": [{"type": "click", "x": x, "y": y}]}
         err, res = await call(client, "gui_action", args)
         assert not err, res
         assert res["results"][0]["how"] == "coordinates" and res["results"][0]["effect"] == "changed"
@@ -114,14 +113,13 @@ async def test_dangerous_delete_needs_confirmation_and_information_does_not(conn
     async with connect() as client:
         w = await window_of(client, pid)
         state = await observe(client, w["id"])
-        delete, (x, y, width, height) = element(state["outline"], "button", "Delete")
+        delete, (x, y) = element(state["outline"], "button", "Delete")
         base = {"window_id": w["id"], "state_id": state["state_id"]}
         err, res = await call(client, "gui_action", {**base, "actions": [{"type": "click", "element_id": delete}]})
         assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
         assert res["error"]["details"]["matched_rule"] == "Delete"
         assert res["error"]["details"]["would_activate"]["name"] == "Delete"
-        err, res = await call(client, "gui_action", {**base, "actions": [
-            {"type": "click", "x": x + width // 2, "y": y + height // 2}]})
+        err, res = await call(client, "gui_action", {**base, "actions": [{"type": "click", "x": x, "y": y}]})
         assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", "by coordinates too"
         # The refused calls left the state usable: confirmed, it presses and the dialog closes.
         err, res = await call(client, "gui_action", {**base, "confirm_dangerous": True,

@@ -60,6 +60,9 @@ pub struct StateRequest {
     /// Attach a JPEG of the window.
     #[serde(default)]
     pub screenshot: bool,
+    /// Full bounds (`x,y wxh`) per element instead of the click point (`@x,y`).
+    #[serde(default)]
+    pub bounds: bool,
 }
 
 /// `gui_state`'s answer.
@@ -136,7 +139,7 @@ impl Service {
         let outline_options = OutlineOptions {
             all: req.all,
             max_elements: req.max_elements.unwrap_or(300).clamp(1, 5000),
-            bounds: true,
+            bounds: req.bounds,
         };
         let outline = outline::render(&snapshot, &outline_options);
         let elements: Vec<SavedElement> = outline
