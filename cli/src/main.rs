@@ -256,8 +256,12 @@ pub(crate) fn emit(value: &serde_json::Value) {
     let _ = writeln!(out);
 }
 
+/// Logs to stderr at `MCP_CU_LOG` (default `warn`). The MCP library's own logs are capped at
+/// `warn` whatever the setting: at debug level it prints whole messages, typed text included,
+/// and typed text never reaches a log.
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_CU_LOG")
+    let wanted = std::env::var("MCP_CU_LOG").unwrap_or_else(|_| "warn".to_owned());
+    let filter = tracing_subscriber::EnvFilter::try_new(format!("{wanted},rmcp=warn"))
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)

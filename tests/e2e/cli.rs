@@ -84,3 +84,46 @@ fn bad_configuration_exits_2_naming_the_variable() {
         "{json}"
     );
 }
+
+#[test]
+fn typed_text_reaches_no_log_even_at_trace_level() {
+    use std::io::Write;
+    let sessions = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut child = binary()
+        .env("MCP_CU_LOG", "trace")
+        .env("MCP_CU_SESSIONS_DIR", sessions.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let messages = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gui_action","arguments":{"window_id":"x11:0x1","state_id":"s000000000001","actions":[{"type":"type","text":"SECRET-TYPED-TEXT"}]}}}"#,
+    ];
+    if let Some(stdin) = child.stdin.as_mut() {
+        for m in messages {
+            let _ = writeln!(stdin, "{m}");
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("\"id\":2"),
+        "the call was answered: {stdout}"
+    );
+    assert!(
+        !stderr.contains("SECRET"),
+        "typed text in the log: {stderr}"
+    );
+    let log = std::fs::read_to_string(sessions.path().join("actions.log")).unwrap_or_default();
+    assert!(
+        log.contains("\"text_len\":17"),
+        "the refused call is audited with the text length: {log}"
+    );
+    assert!(!log.contains("SECRET"));
+}
