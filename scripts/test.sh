@@ -18,8 +18,9 @@ scripts/install-deps.sh
 phase "cargo fmt --check"
 cargo fmt --all -- --check
 
-phase "cargo clippy (host)"
+phase "cargo clippy (host, default features and all features)"
 cargo clippy -q --workspace --all-targets -- -D warnings
+cargo clippy -q --workspace --all-targets --all-features -- -D warnings
 
 phase "cargo doc (RUSTDOCFLAGS=-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
@@ -27,8 +28,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 phase "a build without desktop adapters answers GUI_UNAVAILABLE"
 cargo test -q -p cu-backends --no-default-features
 
+# The binary under test carries the TLS listener (a Linux-only build feature; see README).
+FEATURES=(--features mcp-computer-use/tls)
 phase "build"
-cargo build -q --workspace --all-targets
+cargo build -q --workspace --all-targets "${FEATURES[@]}"
 
 phase "start the headless desktop :$N"
 cleanup() {
@@ -49,7 +52,7 @@ set -a; . "$STATE/env"; set +a
 export MCP_CU_TEST_DESKTOP="$N"
 
 phase "cargo test (unit + end-to-end on the desktop)"
-cargo test --workspace -- --test-threads=1
+cargo test --workspace "${FEATURES[@]}" -- --test-threads=1
 
 export MCP_CU_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/mcp-computer-use"
 phase "MCP tests: the official Python SDK against the binary, over stdio and HTTP"

@@ -72,6 +72,12 @@ enum Command {
         /// Serve without a token (loopback only; for local tools).
         #[arg(long)]
         insecure_no_auth: bool,
+        /// TLS certificate chain (PEM); needed for non-loopback addresses (build feature `tls`).
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<std::path::PathBuf>,
+        /// TLS private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<std::path::PathBuf>,
     },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
@@ -201,12 +207,18 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             http: Some(addr),
             token_file,
             insecure_no_auth,
+            tls_cert,
+            tls_key,
         } => {
             let token = cu_mcp::http::read_token(token_file.as_deref())?;
+            let tls = tls_cert
+                .zip(tls_key)
+                .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key });
             let options = cu_mcp::http::HttpOptions {
                 addr,
                 token,
                 insecure_no_auth,
+                tls,
             };
             cu_mcp::http::serve_http(std::sync::Arc::new(service), options).await?;
             return Ok(CuExit::Success);

@@ -3,8 +3,9 @@
 //! - A bearer token is always required (read from a file or an environment variable, never from
 //!   the command line) and compared in constant time; only an explicit `insecure_no_auth` on a
 //!   loopback address serves without one (for local tools such as the conformance suite).
-//! - Any non-loopback bind needs TLS. This build has no TLS listener yet, so such binds are
-//!   refused with a clear error rather than served in the clear.
+//! - Any non-loopback bind needs TLS: a certificate and key (PEM), served by rustls behind the
+//!   `tls` cargo feature. Without the feature such binds are refused with a clear error rather
+//!   than served in the clear.
 //! - `Host` and `Origin` are checked against DNS rebinding (loopback names and the bound port).
 
 use std::net::SocketAddr;
@@ -30,6 +31,17 @@ pub struct HttpOptions {
     pub token: Option<String>,
     /// Serve without a token (loopback only).
     pub insecure_no_auth: bool,
+    /// Serve HTTPS with this certificate chain and key (PEM files).
+    pub tls: Option<TlsFiles>,
+}
+
+/// A PEM certificate chain and its private key.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    /// Certificate chain, PEM.
+    pub cert: std::path::PathBuf,
+    /// Private key, PEM.
+    pub key: std::path::PathBuf,
 }
 
 /// Reads the token: `token_file` if given, else the environment variable `MCP_CU_HTTP_TOKEN`.
@@ -57,12 +69,30 @@ pub fn read_token(token_file: Option<&std::path::Path>) -> Result<Option<String>
 /// Checks the listener rules before binding.
 pub fn check_listener(options: &HttpOptions) -> Result<(), Error> {
     let loopback = options.addr.ip().is_loopback();
-    if !loopback {
+    if options.tls.is_some() && !cfg!(feature = "tls") {
         return Err(Error::new(
             ErrorCode::ConfigInvalid,
-            format!("binding {} (not loopback) needs TLS, and this build has no TLS listener", options.addr),
+            "this build has no TLS listener (cargo feature `tls`)",
         )
-        .with_suggestion("Bind 127.0.0.1 and reach it through an SSH tunnel, or use a TLS-terminating proxy on this machine."));
+        .with_suggestion("Rebuild with `--features tls`, or bind 127.0.0.1 without TLS."));
+    }
+    if !loopback && options.tls.is_none() {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            format!(
+                "binding {} (not loopback) needs TLS: pass --tls-cert and --tls-key",
+                options.addr
+            ),
+        )
+        .with_suggestion(
+            "Bind 127.0.0.1 and reach it through an SSH tunnel, or serve with a certificate.",
+        ));
+    }
+    if !loopback && options.insecure_no_auth {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            "--insecure-no-auth is accepted only on a loopback address",
+        ));
     }
     if options.token.is_none() && !options.insecure_no_auth {
         return Err(Error::new(ErrorCode::ConfigInvalid, "no HTTP token: set MCP_CU_HTTP_TOKEN or pass --token-file")
@@ -98,8 +128,9 @@ fn unauthorized() -> Response {
 /// Builds the router: `/mcp` (Streamable HTTP) behind the token check.
 pub fn router(service: Arc<Service>, options: &HttpOptions) -> axum::Router {
     let port = options.addr.port();
+    let bound = options.addr.ip().to_string();
     let mut config = StreamableHttpServerConfig::default();
-    config.allowed_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"]
+    config.allowed_hosts = ["localhost", "127.0.0.1", "::1", "[::1]", bound.as_str()]
         .iter()
         .flat_map(|h| [h.to_string(), format!("{h}:{port}")])
         .collect();
@@ -148,10 +179,92 @@ pub async fn serve_http(service: Arc<Service>, options: HttpOptions) -> Result<(
                 format!("cannot listen on {}: {e}", options.addr),
             )
         })?;
-    tracing::info!(addr = %options.addr, auth = options.token.is_some(), "serving MCP over Streamable HTTP at /mcp");
-    axum::serve(listener, router(service, &options))
-        .await
-        .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP server failed: {e}")))
+    tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving MCP at /mcp");
+    let app = router(service, &options);
+    match &options.tls {
+        #[cfg(feature = "tls")]
+        Some(files) => tls::serve(listener, app, files).await,
+        #[cfg(not(feature = "tls"))]
+        Some(_) => Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            "this build has no TLS listener",
+        )),
+        None => axum::serve(listener, app)
+            .await
+            .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP server failed: {e}"))),
+    }
+}
+
+#[cfg(feature = "tls")]
+mod tls {
+    //! HTTPS: rustls (ring) in front of the same router.
+
+    use std::sync::Arc;
+
+    use cu_core::{Error, ErrorCode};
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    use tokio_rustls::rustls;
+
+    use super::TlsFiles;
+
+    fn bad(what: &str, e: impl std::fmt::Display) -> Error {
+        Error::new(ErrorCode::ConfigInvalid, format!("TLS: {what}: {e}"))
+    }
+
+    pub(super) fn config(files: &TlsFiles) -> Result<rustls::ServerConfig, Error> {
+        let certs = CertificateDer::pem_file_iter(&files.cert)
+            .map_err(|e| bad(&format!("cannot read {}", files.cert.display()), e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(&format!("bad certificate in {}", files.cert.display()), e))?;
+        if certs.is_empty() {
+            return Err(bad("no certificate", files.cert.display()));
+        }
+        let key = PrivateKeyDer::from_pem_file(&files.key)
+            .map_err(|e| bad(&format!("cannot read the key {}", files.key.display()), e))?;
+        rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad("protocol versions", e))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| bad("certificate and key do not match", e))
+    }
+
+    pub(super) async fn serve(
+        listener: tokio::net::TcpListener,
+        app: axum::Router,
+        files: &TlsFiles,
+    ) -> Result<(), Error> {
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config(files)?));
+        loop {
+            let (tcp, peer) = listener
+                .accept()
+                .await
+                .map_err(|e| Error::new(ErrorCode::Internal, format!("accept failed: {e}")))?;
+            let (acceptor, app) = (acceptor.clone(), app.clone());
+            tokio::spawn(async move {
+                let stream = match acceptor.accept(tcp).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::debug!(%peer, "TLS handshake failed: {e}");
+                        return;
+                    }
+                };
+                let service = hyper_util::service::TowerToHyperService::new(app);
+                let builder = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                );
+                if let Err(e) = builder
+                    .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service)
+                    .await
+                {
+                    tracing::debug!(%peer, "connection ended: {e}");
+                }
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +276,7 @@ mod tests {
             addr: addr.parse().unwrap_or_else(|e| panic!("{e}")),
             token: token.map(str::to_owned),
             insecure_no_auth: insecure,
+            tls: None,
         }
     }
 

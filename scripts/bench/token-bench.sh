@@ -21,7 +21,7 @@ while IFS='=' read -r k v; do PID[$k]=$v; done < <(scripts/desktop/launch-apps.s
 sleep 2
 LIST=$(cargo run -q --release -- list)
 wid() { python3 -c "import json,sys; print([w['id'] for w in json.loads(sys.argv[1])['windows'] if w.get('pid')==int(sys.argv[2])][0])" "$LIST" "$1"; }
-echo "Default gui_state outline (interactive + text elements, with bounds):"
+echo "Default gui_state outline (interactive + text elements, click points @x,y; bounds=true adds sizes):"
 printf '%-22s %9s %7s %7s %9s\n' app elements tokens bytes tok/elem
 for a in gtk3 calc qt6 mousepad featherpad gtk4 firefox; do
   "$BENCH" outline "$(wid "${PID[$a]}")" | python3 -c "import json,sys; r=json.load(sys.stdin); print('%-22s %9d %7d %7d %9.1f' % (sys.argv[1], r['elements'], r['tokens'], r['bytes'], r['tokens_per_element']))" "$a"
@@ -32,7 +32,7 @@ HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 --directory tests/fixtures >/dev/null 2>&1 &
 HTTP_PID=$!
 trap 'kill $HTTP_PID 2>/dev/null; scripts/desktop/stop-desktop.sh $N --purge >/dev/null 2>&1' EXIT
-echo "Chromium page (document subtree, bounds included) vs Playwright MCP 0.0.83 browser_snapshot (no bounds), same page:"
+echo "Chromium page (document subtree, click points included) vs Playwright MCP 0.0.83 browser_snapshot (no bounds), same page:"
 printf '%-22s %12s %12s %10s\n' page ours_tokens pw_tokens pw/ours
 for pair in "chromium:A11y Fixture Page:fixture.html" "chromium-controls:Controls benchmark:controls.html"; do
   IFS=: read -r key title file <<<"$pair"

@@ -538,7 +538,7 @@ impl Service {
                     last,
                 );
             }
-            tokio::time::sleep(Duration::from_millis(60)).await;
+            tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 }
