@@ -163,11 +163,10 @@ async fn gtk3_check_box_toggles_when_clicked_at_its_centre() {
     let gtk3 = d.launch("gtk3");
     let w = d.window_of(&gtk3).await;
     let snap = d.snapshot(&w.id).await;
-    let (index, check) = snap
+    let check = snap
         .nodes
         .iter()
-        .enumerate()
-        .find(|(_, n)| {
+        .find(|n| {
             n.role == Role::CheckBox && n.bounds.is_some() && !n.states.contains(State::Disabled)
         })
         .unwrap_or_else(|| panic!("no enabled check box with bounds"));
@@ -189,7 +188,6 @@ async fn gtk3_check_box_toggles_when_clicked_at_its_centre() {
         (now.states.contains(State::Checked) != was).then_some(())
     })
     .await;
-    let _ = index;
 }
 
 async fn browser_page(d: &Desktop, kind: &str) {

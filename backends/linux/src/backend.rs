@@ -37,7 +37,6 @@ struct Connected {
 #[derive(Debug, Clone)]
 struct WindowEntry {
     frame: ObjRef,
-    app: ObjRef,
     xid: Option<u32>,
     toolkit: Toolkit,
     info: WindowInfo,
@@ -193,7 +192,6 @@ impl Connected {
             };
             entries.push(WindowEntry {
                 frame: f.obj.clone(),
-                app: f.app.clone(),
                 xid: Some(xw.id),
                 toolkit: f.toolkit,
                 info,
@@ -213,7 +211,6 @@ impl Connected {
                 };
                 entries.push(WindowEntry {
                     frame: f.obj.clone(),
-                    app: f.app.clone(),
                     xid: None,
                     toolkit: Toolkit {
                         window_relative_extents: true,
@@ -250,7 +247,6 @@ impl Connected {
                 Vec::new()
             });
             let frames = kids.into_iter().map(|obj| {
-                let app = app.clone();
                 let app_name = name.clone().unwrap_or_default();
                 async move {
                     let (title, role, states) = tokio::join!(
@@ -280,7 +276,6 @@ impl Connected {
                     let states = states.unwrap_or_default();
                     Some(Frame {
                         obj,
-                        app,
                         app_name,
                         title: title.unwrap_or_default(),
                         pid,
@@ -375,7 +370,6 @@ impl Connected {
 
 struct Frame {
     obj: ObjRef,
-    app: ObjRef,
     app_name: String,
     title: String,
     pid: Option<u32>,
@@ -516,7 +510,6 @@ impl Backend for LinuxBackend {
                     e
                 }
             })?;
-        let _ = &entry.app;
         Ok(Snapshot {
             window: entry.info,
             desktop: c.desktop.clone(),

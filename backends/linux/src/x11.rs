@@ -344,15 +344,20 @@ impl X11 {
         for code in pressed.iter().rev() {
             self.fake(KEY_RELEASE, *code, None)?;
         }
-        self.sync()?;
-        map.restore(&self.conn)
+        self.sync()
     }
 
     /// Types text, any Unicode, mapping spare keycodes for characters the keyboard lacks.
     pub(crate) fn type_text(&self, text: &str) -> Result<()> {
         let syms: Vec<u32> = text.chars().map(keys::keysym_of_char).collect();
         let mut map = KeyMap::read(&self.conn)?;
-        for chunk in syms.chunks(map.spare_count().max(1)) {
+        let chunk_size = map.free_count().max(1);
+        for (i, chunk) in syms.chunks(chunk_size).enumerate() {
+            if i > 0 {
+                // The next chunk reuses keycodes: let clients translate the last keys first.
+                std::thread::sleep(Duration::from_millis(150));
+                map.borrowed.clear();
+            }
             let codes = map.ensure(&self.conn, chunk)?;
             for (code, shift) in codes {
                 if shift {
@@ -365,7 +370,6 @@ impl X11 {
                 }
             }
             self.sync()?;
-            map.restore(&self.conn)?;
         }
         Ok(())
     }
@@ -492,7 +496,9 @@ fn button_number(b: MouseButton) -> u8 {
     }
 }
 
-/// The keyboard mapping, with spare keycodes borrowed for keysyms it lacks and given back after.
+/// The keyboard mapping, with spare keycodes mapped to keysyms it lacks. The mapping is kept
+/// afterwards, never switched back under a slow application's feet (a client translates a key
+/// with the map it has when it reads the event); such keycodes are reused when spares run out.
 struct KeyMap {
     min: u8,
     per: usize,
@@ -535,17 +541,28 @@ impl KeyMap {
         })
     }
 
-    fn spare_codes(&self) -> impl Iterator<Item = u8> + '_ {
-        self.syms
-            .chunks(self.per)
-            .enumerate()
-            .filter(|(_, row)| row.iter().all(|s| *s == 0))
-            .map(|(i, _)| self.min + i as u8)
+    /// Keycodes free to map: unmapped ones first, then ones an earlier call mapped to a single
+    /// Unicode keysym, never one mapped in this call.
+    fn free_codes(&self) -> impl Iterator<Item = u8> + '_ {
+        let rows = || {
+            self.syms
+                .chunks(self.per)
+                .enumerate()
+                .map(|(i, row)| (self.min + i as u8, row))
+        };
+        let unmapped = rows().filter(|(_, row)| row.iter().all(|s| *s == 0));
+        let ours = rows().filter(|(_, row)| {
+            row.first().is_some_and(|s| *s >= 0x0100_0000)
+                && row.iter().all(|s| Some(s) == row.first())
+        });
+        unmapped
+            .chain(ours)
+            .map(|(code, _)| code)
             .filter(|c| !self.borrowed.contains(c))
     }
 
-    fn spare_count(&self) -> usize {
-        self.spare_codes().count()
+    fn free_count(&self) -> usize {
+        self.free_codes().count()
     }
 
     /// Keycodes (and whether Shift is needed) for each keysym, mapping spares where needed.
@@ -561,7 +578,7 @@ impl KeyMap {
                 out.push((*code, false));
                 continue;
             }
-            let code = self.spare_codes().next().ok_or_else(|| {
+            let code = self.free_codes().next().ok_or_else(|| {
                 Error::new(
                     ErrorCode::ActionFailed,
                     "no spare keycode left to type this character",
@@ -585,21 +602,5 @@ impl KeyMap {
             std::thread::sleep(Duration::from_millis(30));
         }
         Ok(out)
-    }
-
-    fn restore(&mut self, conn: &RustConnection) -> Result<()> {
-        if self.borrowed.is_empty() {
-            return Ok(());
-        }
-        // Give clients time to translate the keys with the borrowed mapping first.
-        std::thread::sleep(Duration::from_millis(60));
-        let empty = vec![0u32; self.per];
-        for code in self.borrowed.drain(..) {
-            conn.change_keyboard_mapping(1, code, self.per as u8, &empty)
-                .map_err(|e| x_err("change keyboard mapping", e))?;
-            let start = (code - self.min) as usize * self.per;
-            self.syms[start..start + self.per].copy_from_slice(&empty);
-        }
-        conn.flush().map_err(|e| x_err("flush", e))
     }
 }

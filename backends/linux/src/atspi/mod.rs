@@ -28,6 +28,8 @@ const REGISTRY: &str = "org.a11y.atspi.Registry";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 const NULL_PATH: &str = "/org/a11y/atspi/null";
 
+/// AT-SPI calls made by this process: the walk logs it at debug level to show how many calls a
+/// snapshot cost.
 pub(crate) static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// AT-SPI coordinate type: screen.

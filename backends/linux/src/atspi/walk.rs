@@ -52,7 +52,6 @@ impl Placement {
 }
 
 struct Fetched {
-    obj: ObjRef,
     parent: Option<u32>,
     depth: u32,
     node: Node,
@@ -176,7 +175,6 @@ pub(crate) async fn walk(
             nodes[index as usize].omitted_children += cut;
             omitted += cut;
         }
-        let _ = fetched.obj;
     }
     if let Some(e) = root_error {
         return Err(e);
@@ -473,7 +471,6 @@ async fn fetch_inner(
         _ => None,
     };
     Ok(Fetched {
-        obj: p.obj,
         parent: p.parent,
         depth: p.depth,
         node,
