@@ -172,3 +172,16 @@ async def test_screenshot_is_image_content_in_window_space(server_env, apps):
         assert (text["image"]["width"], text["image"]["height"]) == (w["bounds"]["w"], w["bounds"]["h"])
         assert "scale" not in text["image"], "not scaled below 1024 px"
         assert len(text_block) < 8000, "the JPEG travels as image content, not inside the JSON"
+
+
+async def test_a_scaled_screenshot_states_its_scale(server_env, apps):
+    from mcp import Client, StdioServerParameters
+    pid = apps.launch("calc")
+    env = dict(server_env, MCP_CU_IMAGE_MAX_WIDTH="200", MCP_CU_IMAGE_QUALITY="50")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
+        w = await window_of(client, pid)
+        res = await client.call_tool("gui_state", {"window_id": w["id"], "screenshot": True})
+        text = json.loads(next(b.text for b in res.content if getattr(b, "type", "") == "text"))
+        assert text["image"]["width"] == 200
+        assert abs(text["image"]["scale"] - 200 / w["bounds"]["w"]) < 1e-6
+        assert abs(text["image"]["height"] - round(w["bounds"]["h"] * text["image"]["scale"])) <= 1

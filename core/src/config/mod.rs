@@ -88,6 +88,10 @@ pub struct Config {
     pub max_question_chars: u32,
     /// Window capture timeout, seconds.
     pub image_timeout: f64,
+    /// Widest screenshot sent, pixels; wider windows are scaled down.
+    pub image_max_width: u32,
+    /// Screenshot JPEG quality, 1-100.
+    pub image_quality: u8,
     /// Extra snapshot inspection for `details`.
     pub snapshot_details: bool,
     /// Serve GET /health on 127.0.0.1:8765.
@@ -129,6 +133,8 @@ impl Config {
             max_type_chars: 2000,
             max_question_chars: 300,
             image_timeout: 15.0,
+            image_max_width: 1024,
+            image_quality: 70,
             snapshot_details: true,
             health_http: false,
             file: None,

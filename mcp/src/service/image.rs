@@ -6,11 +6,6 @@ use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
-/// Widest image sent; wider windows are scaled down.
-pub const MAX_WIDTH: u32 = 1024;
-/// JPEG quality.
-pub const QUALITY: u8 = 70;
-
 /// Size of the image and how it maps back to window coordinates.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImageInfo {
@@ -55,25 +50,29 @@ pub(crate) async fn capture_jpeg(
     })?;
     let rgb = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
     let (w, h) = rgb.dimensions();
-    let (rgb, scale) = if w > MAX_WIDTH {
-        let scale = f64::from(MAX_WIDTH) / f64::from(w);
+    let max_width = config.image_max_width.max(1);
+    let (rgb, scale) = if w > max_width {
+        let scale = f64::from(max_width) / f64::from(w);
         let nh = ((f64::from(h) * scale).round() as u32).max(1);
         (
-            image::imageops::resize(&rgb, MAX_WIDTH, nh, image::imageops::FilterType::Triangle),
+            image::imageops::resize(&rgb, max_width, nh, image::imageops::FilterType::Triangle),
             scale,
         )
     } else {
         (rgb, 1.0)
     };
     let mut jpeg = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, QUALITY)
-        .encode_image(&rgb)
-        .map_err(|e| {
-            Error::new(
-                ErrorCode::ImageCaptureFailed,
-                format!("JPEG encoding failed: {e}"),
-            )
-        })?;
+    image::codecs::jpeg::JpegEncoder::new_with_quality(
+        &mut jpeg,
+        config.image_quality.clamp(1, 100),
+    )
+    .encode_image(&rgb)
+    .map_err(|e| {
+        Error::new(
+            ErrorCode::ImageCaptureFailed,
+            format!("JPEG encoding failed: {e}"),
+        )
+    })?;
     Ok(Shot {
         info: ImageInfo {
             width: rgb.width(),
