@@ -92,7 +92,9 @@ if [ -e "/tmp/.X11-unix/X$N" ] || [ -e "/tmp/.X$N-lock" ]; then
   fi
   rm -f "/tmp/.X$N-lock" "/tmp/.X11-unix/X$N"
 fi
-Xvfb ":$N" -screen 0 "$SCREEN" -nolisten tcp -ac +extension XTEST +extension RANDR \
+# -noreset: without it Xvfb regenerates when its last client (the readiness probe) leaves, and a
+# client connecting during that moment fails ("openbox: Failed to open the display"), seen in CI.
+Xvfb ":$N" -screen 0 "$SCREEN" -nolisten tcp -noreset -ac +extension XTEST +extension RANDR \
      +extension GLX -dpi 96 >"$LOG/xvfb.log" 2>&1 &
 echo "xvfb=$!" >> "$PIDF"
 wait_for "$TIMEOUT" xdpyinfo -display ":$N" || { say "Xvfb did not come up, see $LOG/xvfb.log"; exit 1; }
@@ -185,7 +187,17 @@ dpid=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus / \
 [ -n "$dpid" ] && echo "dconf=$dpid" >> "$PIDF"
 # the a11y dbus-daemon is a child of the launcher
 for c in $(pgrep -P "$(pid_of atspi_launcher)" 2>/dev/null || true); do echo "a11y_dbus=$c" >> "$PIDF"; done
-[ "$WM" = openbox ] && wait_for 5 sh -c "xprop -display :$N -root _NET_SUPPORTING_WM_CHECK | grep -q 'window id'" || true
+# The window manager must really be up: window lists, activation and stacking depend on it.
+if [ "$WM" = openbox ]; then
+  wm_ready() { xprop -display ":$N" -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id'; }
+  for attempt in 1 2 3; do
+    wait_for 5 wm_ready && break
+    say "openbox is not up (attempt $attempt): $(tail -1 "$LOG/wm.log" 2>/dev/null); restarting it"
+    openbox --sm-disable >"$LOG/wm.log" 2>&1 &
+    echo "wm=$!" >> "$PIDF"
+  done
+  wm_ready || { say "openbox did not start, see $LOG/wm.log"; exit 1; }
+fi
 
 say "ready in $(( $(now_ms) - t0 )) ms (state $STATE)"
 echo "$ENVF"
