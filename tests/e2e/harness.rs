@@ -95,6 +95,23 @@ impl Desktop {
         .await
     }
 
+    /// Waits (up to 5 s) until some element of `window` shows `text` in its name or value.
+    pub async fn eventually_shows(&self, window: &WindowId, text: &str) {
+        eventually(
+            &format!("{text:?} in {window}"),
+            Duration::from_secs(5),
+            || async {
+                let s = self
+                    .backend
+                    .snapshot(window, &SnapshotOptions::default())
+                    .await
+                    .ok()?;
+                shows(&s, text).then_some(())
+            },
+        )
+        .await;
+    }
+
     pub async fn snapshot(&self, window: &WindowId) -> Snapshot {
         self.backend
             .snapshot(window, &SnapshotOptions::default())

@@ -89,15 +89,7 @@ async fn calculator_computes_7x6_through_semantic_actions() {
             .await
             .unwrap_or_else(|e| panic!("press {label}: {e}"));
     }
-    eventually("the calculator to show 42", EFFECT, || async {
-        let s = d
-            .backend
-            .snapshot(&w.id, &SnapshotOptions::default())
-            .await
-            .ok()?;
-        shows(&s, "42").then_some(())
-    })
-    .await;
+    d.eventually_shows(&w.id, "42").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,19 +106,7 @@ async fn calculator_computes_7x6_through_xtest_clicks_at_element_centres() {
             .unwrap_or_else(|| panic!("{label} has no bounds"));
         click_center(&d, &w.id, bounds).await;
     }
-    eventually(
-        "the calculator to show 42 after XTEST clicks",
-        EFFECT,
-        || async {
-            let s = d
-                .backend
-                .snapshot(&w.id, &SnapshotOptions::default())
-                .await
-                .ok()?;
-            shows(&s, "42").then_some(())
-        },
-    )
-    .await;
+    d.eventually_shows(&w.id, "42").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -144,15 +124,7 @@ async fn qt_button_bounds_are_proven_by_a_click_at_their_centre() {
         delete.bounds.unwrap_or_else(|| panic!("no bounds")),
     )
     .await;
-    eventually("the Qt label to count the click", EFFECT, || async {
-        let s = d
-            .backend
-            .snapshot(&w.id, &SnapshotOptions::default())
-            .await
-            .ok()?;
-        shows(&s, "clicks: 1").then_some(())
-    })
-    .await;
+    d.eventually_shows(&w.id, "clicks: 1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -216,37 +188,13 @@ async fn browser_page(d: &Desktop, kind: &str) {
         delete.bounds.unwrap_or_else(|| panic!("no bounds")),
     )
     .await;
-    eventually(
-        &format!("{kind}: 'deleted 1' after the click"),
-        EFFECT,
-        || async {
-            let s = d
-                .backend
-                .snapshot(&w.id, &SnapshotOptions::default())
-                .await
-                .ok()?;
-            shows(&s, "deleted 1").then_some(())
-        },
-    )
-    .await;
+    d.eventually_shows(&w.id, "deleted 1").await;
     // The semantic press works too.
     d.backend
         .perform(&w.id, &delete.identity, &SemanticAction::Invoke)
         .await
         .unwrap_or_else(|e| panic!("press: {e}"));
-    eventually(
-        &format!("{kind}: 'deleted 2' after the press"),
-        EFFECT,
-        || async {
-            let s = d
-                .backend
-                .snapshot(&w.id, &SnapshotOptions::default())
-                .await
-                .ok()?;
-            shows(&s, "deleted 2").then_some(())
-        },
-    )
-    .await;
+    d.eventually_shows(&w.id, "deleted 2").await;
     // Text: EditableText where it works; otherwise the backend says so, and focus + typing does it.
     let entry = find(&snap, Role::TextInput, "Name").identity.clone();
     let text = "hello from mcp-computer-use";

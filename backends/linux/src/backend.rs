@@ -339,6 +339,19 @@ impl Connected {
         Ok(entry)
     }
 
+    /// The X11 connection, the live entry and its X window, for input, capture and activation.
+    async fn x_target(&self, id: &WindowId, what: &str) -> Result<(Arc<X11>, WindowEntry, u32)> {
+        let x = self.x11()?;
+        let entry = self.live_entry(id).await?;
+        let xid = entry.xid.ok_or_else(|| {
+            Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("this window has no X11 window to {what}"),
+            )
+        })?;
+        Ok((x, entry, xid))
+    }
+
     fn forget(&self, id: &WindowId) {
         if let Ok(mut m) = self.windows.lock() {
             m.remove(id);
@@ -539,14 +552,7 @@ impl Backend for LinuxBackend {
 
     async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
         let c = self.connected().await?;
-        let x = c.x11()?;
-        let entry = c.live_entry(window).await?;
-        let xid = entry.xid.ok_or_else(|| {
-            Error::new(
-                ErrorCode::ActionNotSupported,
-                "this window has no X11 window to send input to",
-            )
-        })?;
+        let (x, entry, xid) = c.x_target(window, "send input to").await?;
         if entry.info.minimized {
             return Err(Error::new(
                 ErrorCode::ActionFailed,
@@ -597,14 +603,7 @@ impl Backend for LinuxBackend {
 
     async fn capture(&self, window: &WindowId) -> Result<WindowImage> {
         let c = self.connected().await?;
-        let x = c.x11()?;
-        let entry = c.live_entry(window).await?;
-        let xid = entry.xid.ok_or_else(|| {
-            Error::new(
-                ErrorCode::ActionNotSupported,
-                "this window has no X11 window to capture",
-            )
-        })?;
+        let (x, _, xid) = c.x_target(window, "capture").await?;
         let image = blocking(move || x.capture(xid)).await?;
         if image.is_uniform() {
             return Err(Error::new(
@@ -617,14 +616,7 @@ impl Backend for LinuxBackend {
 
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let c = self.connected().await?;
-        let x = c.x11()?;
-        let entry = c.live_entry(window).await?;
-        let xid = entry.xid.ok_or_else(|| {
-            Error::new(
-                ErrorCode::ActionNotSupported,
-                "this window has no X11 window to activate",
-            )
-        })?;
+        let (x, _, xid) = c.x_target(window, "activate").await?;
         blocking(move || x.activate(xid)).await
     }
 }
