@@ -368,7 +368,18 @@ async fn fetch_inner(
     let (name, description, toolkit_id, child_count, atspi_role, states, ifaces, extents) =
         match cached {
             Some(c) => {
-                let extents = atspi.extents(obj).await;
+                // GTK 4 keeps hidden widgets (other stack pages) in the tree: they have no place
+                // on screen, so their extents are not asked for.
+                let hidden = placement.toolkit.window_relative_extents
+                    && !c.states.has(atspi_state::VISIBLE);
+                let extents = if hidden {
+                    Err(cu_core::Error::new(
+                        cu_core::ErrorCode::NotSupported,
+                        "hidden",
+                    ))
+                } else {
+                    atspi.extents(obj).await
+                };
                 let c_ifaces = c.interfaces.clone();
                 (
                     c.name.clone(),
