@@ -112,6 +112,18 @@ impl Desktop {
         .await;
     }
 
+    /// Waits (up to 5 s) until observing `window` fails, and returns the error code.
+    pub async fn first_error(&self, window: &WindowId, what: &str) -> cu_core::ErrorCode {
+        eventually(what, Duration::from_secs(5), || async {
+            self.backend
+                .snapshot(window, &SnapshotOptions::default())
+                .await
+                .err()
+                .map(|e| e.code)
+        })
+        .await
+    }
+
     pub async fn snapshot(&self, window: &WindowId) -> Snapshot {
         self.backend
             .snapshot(window, &SnapshotOptions::default())

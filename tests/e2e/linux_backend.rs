@@ -405,32 +405,18 @@ async fn closed_window_and_killed_app_give_window_not_found() {
         .perform(&w.id, &cancel.identity, &SemanticAction::Invoke)
         .await
         .unwrap_or_else(|e| panic!("cancel: {e}"));
-    let code = eventually("the closed dialog to be reported gone", EFFECT, || async {
-        d.backend
-            .snapshot(&w.id, &SnapshotOptions::default())
-            .await
-            .err()
-            .map(|e| e.code)
-    })
-    .await;
+    let code = d
+        .first_error(&w.id, "the closed dialog to be reported gone")
+        .await;
     assert_eq!(code, ErrorCode::WindowNotFound);
 
     let qt = d.launch("qt6");
     let w = d.window_of(&qt).await;
     qt.kill();
     let started = Instant::now();
-    let code = eventually(
-        "the killed app's window to be reported gone",
-        EFFECT,
-        || async {
-            d.backend
-                .snapshot(&w.id, &SnapshotOptions::default())
-                .await
-                .err()
-                .map(|e| e.code)
-        },
-    )
-    .await;
+    let code = d
+        .first_error(&w.id, "the killed app's window to be reported gone")
+        .await;
     assert_eq!(code, ErrorCode::WindowNotFound);
     assert!(started.elapsed() < EFFECT);
     let err = d
@@ -457,18 +443,9 @@ async fn closed_window_and_killed_app_give_window_not_found() {
     let w = d.window_of(&gtk3).await;
     d.snapshot(&w.id).await;
     gtk3.kill();
-    let code = eventually(
-        "the killed GTK 3 app's window to be reported gone",
-        EFFECT,
-        || async {
-            d.backend
-                .snapshot(&w.id, &SnapshotOptions::default())
-                .await
-                .err()
-                .map(|e| e.code)
-        },
-    )
-    .await;
+    let code = d
+        .first_error(&w.id, "the killed GTK 3 app's window to be reported gone")
+        .await;
     assert_eq!(code, ErrorCode::WindowNotFound);
 }
 

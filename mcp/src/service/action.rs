@@ -548,10 +548,7 @@ fn fingerprint(snapshot: &Snapshot) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for n in &snapshot.nodes {
-        (n.role.as_str(), &n.name, &n.value, n.children.len()).hash(&mut h);
-        serde_json::to_string(&n.states)
-            .unwrap_or_default()
-            .hash(&mut h);
+        (n.role, &n.name, &n.value, n.states, n.children.len()).hash(&mut h);
     }
     h.finish()
 }
