@@ -14,6 +14,7 @@
 //!   codes;
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
+//! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
@@ -25,6 +26,7 @@ pub mod config;
 pub mod element;
 pub mod error;
 pub mod geometry;
+pub mod matching;
 pub mod outline;
 pub mod role;
 pub mod safety;
