@@ -19,6 +19,22 @@ struct Cli {
     #[arg(long)]
     health: bool,
 
+    /// Click the element labelled LABEL in APP's window: --click APP LABEL.
+    #[arg(long, num_args = 2, value_names = ["APP", "LABEL"], conflicts_with_all = ["click_steps", "type_text"])]
+    click: Option<Vec<String>>,
+
+    /// Click labels in order, each on a fresh observation (1 to 10): --click-steps APP L1 L2…
+    #[arg(long, num_args = 2..=11, value_names = ["APP", "LABEL"], conflicts_with = "type_text")]
+    click_steps: Option<Vec<String>>,
+
+    /// Replace the text of APP's field TARGET (its label, or a role word such as "text field").
+    #[arg(long = "type", num_args = 3, value_names = ["APP", "TARGET", "TEXT"])]
+    type_text: Option<Vec<String>>,
+
+    /// With --click, --click-steps or --type: the user explicitly approved a dangerous action.
+    #[arg(long)]
+    confirm_dangerous: bool,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -128,6 +144,9 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
     if cli.health {
         return runtime.block_on(health::run(&config));
     }
+    if let Some(request) = label_request(&cli) {
+        return runtime.block_on(run_label_action(request, config));
+    }
     if let Some(command) = cli.command {
         return runtime.block_on(run_command(command, config));
     }
@@ -137,6 +156,53 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
         config,
     ));
     runtime.block_on(cu_mcp::server::serve_stdio(service))?;
+    Ok(CuExit::Success)
+}
+
+/// A `--click`, `--click-steps` or `--type` request.
+enum LabelRequest {
+    Click(cu_mcp::service::ClickRequest),
+    Type(cu_mcp::service::TypeRequest),
+}
+
+fn label_request(cli: &Cli) -> Option<LabelRequest> {
+    let confirm_dangerous = cli.confirm_dangerous;
+    if let Some([app, label]) = cli.click.as_deref() {
+        return Some(LabelRequest::Click(cu_mcp::service::ClickRequest {
+            app: app.clone(),
+            target: Some(label.clone()),
+            steps: None,
+            confirm_dangerous,
+        }));
+    }
+    if let Some([app, steps @ ..]) = cli.click_steps.as_deref() {
+        return Some(LabelRequest::Click(cu_mcp::service::ClickRequest {
+            app: app.clone(),
+            target: None,
+            steps: Some(steps.to_vec()),
+            confirm_dangerous,
+        }));
+    }
+    if let Some([app, target, text]) = cli.type_text.as_deref() {
+        return Some(LabelRequest::Type(cu_mcp::service::TypeRequest {
+            app: app.clone(),
+            target: target.clone(),
+            text: text.clone(),
+            confirm_dangerous,
+        }));
+    }
+    None
+}
+
+async fn run_label_action(request: LabelRequest, config: Config) -> Result<CuExit, Error> {
+    let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
+    let internal = |e: serde_json::Error| Error::new(cu_core::ErrorCode::Internal, e.to_string());
+    let value = match request {
+        LabelRequest::Click(r) => serde_json::to_value(service.click(&r).await?),
+        LabelRequest::Type(r) => serde_json::to_value(service.type_text(&r).await?),
+    }
+    .map_err(internal)?;
+    emit(&value);
     Ok(CuExit::Success)
 }
 

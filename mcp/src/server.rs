@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
-use crate::service::{ActionRequest, Service, StateRequest};
+use crate::service::{ActionRequest, ClickRequest, Service, StateRequest, TypeRequest};
 
 /// The instructions sent on `initialize`; the same text is `docs/AGENTS_SNIPPET.md`.
 pub const INSTRUCTIONS: &str = include_str!("../../docs/AGENTS_SNIPPET.md");
@@ -51,6 +51,14 @@ impl McpServer {
             "gui_action" => {
                 let request: ActionRequest = parse(args)?;
                 Ok(json_result(&self.service.gui_action(&request).await?))
+            }
+            "click" => {
+                let request: ClickRequest = parse(args)?;
+                Ok(json_result(&self.service.click(&request).await?))
+            }
+            "type_text" => {
+                let request: TypeRequest = parse(args)?;
+                Ok(json_result(&self.service.type_text(&request).await?))
             }
             other => Err(Error::new(
                 cu_core::ErrorCode::InvalidArgument,

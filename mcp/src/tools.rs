@@ -81,5 +81,37 @@ pub fn definitions() -> Vec<Tool> {
             })),
         )
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
+        Tool::new(
+            "click",
+            "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS). Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title (\"Calculator\", \"מחשבון\"), or a window id from gui_list." },
+                    "target": { "type": "string", "minLength": 1, "maxLength": 200, "description": "The visible label to click." },
+                    "steps": { "type": "array", "minItems": 1, "maxItems": 10, "items": { "type": "string", "minLength": 1, "maxLength": 200 }, "description": "Labels to click in order, instead of target (e.g. [\"7\", \"+\", \"5\", \"=\"])." },
+                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." }
+                },
+                "required": ["app"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
+        Tool::new(
+            "type_text",
+            "Replace the content of an editable field (text field, text area, combo box, document) found by its label, or by a role word (\"text field\", \"textarea\", \"שדה\") when the window has one such field. Never presses Enter, never types into another window; the field is read back. Text up to max_type_chars (default 2000).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title, or a window id from gui_list." },
+                    "target": { "type": "string", "minLength": 1, "maxLength": 200, "description": "The field's label, or a role word when it is the only field of that kind." },
+                    "text": { "type": "string", "description": "The new content." },
+                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." }
+                },
+                "required": ["app", "target", "text"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
     ]
 }

@@ -103,7 +103,7 @@ pub struct ActionResult {
 
 /// A step after validation.
 #[derive(Debug, Clone)]
-enum Plan {
+pub(super) enum Plan {
     Element {
         kind: Kind,
         element: SavedElement,
@@ -136,7 +136,7 @@ enum Plan {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Click,
     DoubleClick,
     RightClick,
@@ -388,7 +388,7 @@ impl Service {
     }
 
     /// Runs one step; returns how it was done.
-    async fn run(
+    pub(super) async fn run(
         &self,
         window: &WindowId,
         state: &SavedState,
@@ -474,13 +474,16 @@ impl Service {
                             },
                         )
                         .await?;
-                        b.input(
-                            window,
-                            &InputEvent::Text {
+                        let replace = if value.is_empty() {
+                            InputEvent::Key {
+                                combo: "BackSpace".into(),
+                            }
+                        } else {
+                            InputEvent::Text {
                                 text: value.clone(),
-                            },
-                        )
-                        .await?;
+                            }
+                        };
+                        b.input(window, &replace).await?;
                         Ok("keyboard")
                     }
                     Err(e) => Err(e),
@@ -510,7 +513,7 @@ impl Service {
     }
 
     /// Polls the window for up to 800 ms after an action (AT-SPI actions are asynchronous).
-    async fn observe_effect(
+    pub(super) async fn observe_effect(
         &self,
         window: &WindowId,
         before: Option<&u64>,
@@ -544,7 +547,7 @@ impl Service {
 }
 
 /// Names, values and states of every node: what an action visibly changes (bounds left out).
-fn fingerprint(snapshot: &Snapshot) -> u64 {
+pub(super) fn fingerprint(snapshot: &Snapshot) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for n in &snapshot.nodes {

@@ -1,7 +1,10 @@
-//! `gui_list`, `gui_state` and `gui_action` as plain async functions.
+//! The tools as plain async functions: `gui_list`, `gui_state`, `gui_action`, `click`,
+//! `type_text`.
 
 mod action;
 mod image;
+mod label;
+mod target;
 
 use std::sync::Arc;
 
@@ -17,6 +20,9 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
+pub use label::{
+    ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
+};
 
 /// What every tool shares.
 pub struct Service {

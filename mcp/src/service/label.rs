@@ -1,0 +1,692 @@
+//! `click` and `type_text`: act on what an agent names by its visible label.
+//!
+//! Order for every call: the labels are checked (1–200 characters, no `@e3` references) and the
+//! safety gate sees each requested label before anything is observed; then `app` is resolved to
+//! one window; then, per step, a fresh snapshot, label matching (`cu_core::matching`), the gate
+//! again on the resolved element's own label, and the action itself — semantic first, through the
+//! same step runner as `gui_action` — with its effect observed. A click sequence stops at the
+//! first failing step; the error carries the steps that completed. Every step, and every refused
+//! call, is one audit record; typed text never is.
+
+use std::time::{Duration, Instant};
+
+use cu_core::audit::AuditRecord;
+use cu_core::element::{Node, Snapshot, SnapshotOptions, State};
+use cu_core::matching::{self, Candidate, Ranked, Resolution, RoleClass};
+use cu_core::role::Role;
+use cu_core::safety::Decision;
+use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::window::WindowInfo;
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::action::{fingerprint, Kind, Plan};
+use super::target::{self, Candidates};
+use super::Service;
+
+/// At most this many labels in one `steps` sequence.
+pub const MAX_STEPS: usize = 10;
+
+/// `click`'s request: one `target`, or `steps`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClickRequest {
+    /// Application name, window title or window id.
+    pub app: String,
+    /// The visible label to click.
+    #[serde(default)]
+    pub target: Option<String>,
+    /// Labels to click in order (1–10), each on a fresh observation.
+    #[serde(default)]
+    pub steps: Option<Vec<String>>,
+    /// The user explicitly approved a dangerous action.
+    #[serde(default)]
+    pub confirm_dangerous: bool,
+}
+
+/// `type_text`'s request.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeRequest {
+    /// Application name, window title or window id.
+    pub app: String,
+    /// The field: its label, or a bare role word ("textarea", "text field", "שדה").
+    pub target: String,
+    /// The new content (replaces what is there; Enter is never pressed).
+    pub text: String,
+    /// The user explicitly approved a dangerous action.
+    #[serde(default)]
+    pub confirm_dangerous: bool,
+}
+
+/// Which element a label resolved to, and how.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    /// The label as requested.
+    pub target: String,
+    /// The element's label.
+    pub name: String,
+    /// The element's role.
+    pub role: Role,
+    /// How the label matched (`exact`, `normalized`, `synonym`, `id`, `role`).
+    pub how: &'static str,
+    /// The match's score.
+    pub score: f64,
+}
+
+/// One clicked step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClickStep {
+    /// Index of the step.
+    pub step: usize,
+    /// What was clicked.
+    #[serde(flatten)]
+    pub resolved: Resolved,
+    /// `semantic` (the element's own action) or `coordinates` (a pointer click at its centre).
+    pub via: &'static str,
+    /// `changed`, `window_closed`, `no_change` or `not_checked`.
+    pub effect: &'static str,
+}
+
+/// `click`'s answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClickResult {
+    /// The window acted on.
+    pub window_id: String,
+    /// Its title.
+    pub title: String,
+    /// One entry per step.
+    pub results: Vec<ClickStep>,
+}
+
+/// `type_text`'s answer. The text itself is never echoed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeResult {
+    /// The window acted on.
+    pub window_id: String,
+    /// Its title.
+    pub title: String,
+    /// The field written to.
+    #[serde(flatten)]
+    pub resolved: Resolved,
+    /// `semantic` (text set through the accessibility API) or `keyboard` (focused, selected,
+    /// typed).
+    pub via: &'static str,
+    /// Characters written.
+    pub chars: usize,
+    /// The field reads back exactly the text (`null` where it cannot be read: passwords).
+    pub verified: Option<bool>,
+}
+
+impl Service {
+    /// `click`: one label, or a sequence of up to ten.
+    pub async fn click(&self, req: &ClickRequest) -> Result<ClickResult> {
+        let labels = click_labels(req);
+        let base = AuditRecord {
+            action: Some("click".into()),
+            app: Some(req.app.clone()),
+            confirmed: Some(req.confirm_dangerous),
+            ..AuditRecord::default()
+        };
+        let prepared = async {
+            let labels = labels?;
+            for label in &labels {
+                matching::validate_label(label)?;
+            }
+            if !req.confirm_dangerous {
+                for (step, label) in labels.iter().enumerate() {
+                    self.gate_label(step, label, None)?;
+                }
+            }
+            Ok::<_, Error>((labels, self.find_app(&req.app).await?))
+        };
+        let (labels, window) = match prepared.await {
+            Ok(ready) => ready,
+            Err(e) => {
+                let target = req
+                    .target
+                    .clone()
+                    .or_else(|| req.steps.as_ref().map(|s| s.join(" | ")));
+                self.audit_refusal(AuditRecord { target, ..base }, &e, None);
+                return Err(e);
+            }
+        };
+        let base = AuditRecord {
+            window: Some(window.id.0.clone()),
+            ..base
+        };
+        let mut results: Vec<ClickStep> = Vec::with_capacity(labels.len());
+        for (step, label) in labels.iter().enumerate() {
+            let record = AuditRecord {
+                target: Some(label.clone()),
+                ..base.clone()
+            };
+            match self
+                .click_one(&window, step, label, req.confirm_dangerous)
+                .await
+            {
+                Ok(done) => {
+                    self.audit_step(record, &done.resolved, done.via, done.effect, None);
+                    let closed = done.effect == "window_closed";
+                    results.push(done);
+                    if closed && step + 1 < labels.len() {
+                        let e = Error::new(
+                            ErrorCode::WindowNotFound,
+                            format!("the window closed after step {step}"),
+                        );
+                        return Err(with_completed(e, step + 1, &results));
+                    }
+                }
+                Err(e) => {
+                    self.audit_refusal(record, &e, None);
+                    return Err(with_completed(e, step, &results));
+                }
+            }
+        }
+        Ok(ClickResult {
+            window_id: window.id.0.clone(),
+            title: window.title.clone(),
+            results,
+        })
+    }
+
+    async fn click_one(
+        &self,
+        window: &WindowInfo,
+        step: usize,
+        label: &str,
+        confirmed: bool,
+    ) -> Result<ClickStep> {
+        let snapshot = self.observe(window).await?;
+        let candidates = Candidates::of(&snapshot);
+        let view = candidates.view(&snapshot);
+        let found = match matching::resolve(label, &view, |_| true) {
+            Resolution::One(m) => m,
+            other => {
+                return Err(unresolved(
+                    step,
+                    label,
+                    other,
+                    &candidates,
+                    &snapshot,
+                    false,
+                ))
+            }
+        };
+        let (node, resolved) = resolved(label, &candidates, &snapshot, &found)?;
+        target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
+        if !confirmed {
+            self.gate_label(step, &resolved.name, Some(&resolved))?;
+        }
+        let element = saved(node, &resolved.name);
+        let state = transient_state(window, &snapshot, &element);
+        let before = fingerprint(&snapshot);
+        let plan = Plan::Element {
+            kind: Kind::Click,
+            element,
+        };
+        let via = self.run(&window.id, &state, &plan).await?;
+        let (effect, _) = self.observe_effect(&window.id, Some(&before)).await;
+        Ok(ClickStep {
+            step,
+            resolved,
+            via,
+            effect,
+        })
+    }
+
+    /// `type_text`: replace a field's content, never pressing Enter.
+    pub async fn type_text(&self, req: &TypeRequest) -> Result<TypeResult> {
+        let outcome = self.type_into(req).await;
+        let record = AuditRecord {
+            action: Some("type_text".into()),
+            app: Some(req.app.clone()),
+            target: Some(req.target.clone()),
+            confirmed: Some(req.confirm_dangerous),
+            text_len: Some(req.text.chars().count()),
+            ..AuditRecord::default()
+        };
+        match &outcome {
+            Ok(done) => {
+                let effect = match done.verified {
+                    Some(true) => "verified",
+                    Some(false) => "mismatch",
+                    None => "not_checked",
+                };
+                let record = AuditRecord {
+                    window: Some(done.window_id.clone()),
+                    ..record
+                };
+                self.audit_step(record, &done.resolved, done.via, effect, Some(&req.text));
+            }
+            Err(e) => self.audit_refusal(record, e, Some(&req.text)),
+        }
+        outcome
+    }
+
+    async fn type_into(&self, req: &TypeRequest) -> Result<TypeResult> {
+        matching::validate_label(&req.target)?;
+        let chars = req.text.chars().count();
+        let limit = self.config.max_type_chars as usize;
+        if chars > limit {
+            return Err(Error::new(
+                ErrorCode::TextTooLong,
+                format!("text has {chars} characters; at most {limit} are typed"),
+            ));
+        }
+        if !req.confirm_dangerous {
+            self.gate_label(0, &req.target, None)?;
+        }
+        let window = self.find_app(&req.app).await?;
+        let snapshot = self.observe(&window).await?;
+        let candidates = Candidates::of(&snapshot);
+        let view = candidates.view(&snapshot);
+        let found = find_field(&req.target, &view, &candidates, &snapshot)?;
+        let (node, resolved) = resolved(&req.target, &candidates, &snapshot, &found)?;
+        target::usable(node, true).map_err(|why| not_usable(&resolved, why))?;
+        let multi_line = matches!(node.role, Role::TextArea | Role::Document)
+            || node.states.contains(State::MultiLine);
+        if !multi_line && (req.text.contains('\n') || req.text.contains('\r')) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{:?} is a single-line field; a line break would press Enter",
+                    resolved.name
+                ),
+            )
+            .with_suggestion("Remove the line breaks, or type into a multi-line field."));
+        }
+        if !req.confirm_dangerous {
+            self.gate_label(0, &resolved.name, Some(&resolved))?;
+        }
+        let element = saved(node, &resolved.name);
+        let state = transient_state(&window, &snapshot, &element);
+        let plan = Plan::SetValue {
+            element: element.clone(),
+            value: req.text.clone(),
+        };
+        let via = self.run(&window.id, &state, &plan).await?;
+        let verified = if node.role == Role::PasswordInput {
+            None
+        } else {
+            Some(self.reads_back(&window, &element, &req.text).await)
+        };
+        if verified == Some(false) {
+            return Err(Error::new(
+                ErrorCode::ActionFailed,
+                format!("{:?} does not read back the text that was {}", resolved.name, if via == "keyboard" { "typed" } else { "set" }),
+            )
+            .with_suggestion("Observe the field with gui_state; the app may filter or reformat input (or an input method interfered).")
+            .with_details(json!({ "via": via, "chars": chars })));
+        }
+        Ok(TypeResult {
+            window_id: window.id.0.clone(),
+            title: window.title.clone(),
+            resolved,
+            via,
+            chars,
+            verified,
+        })
+    }
+
+    /// Polls the field for up to a second until it holds `text` (typing lands asynchronously).
+    async fn reads_back(&self, window: &WindowInfo, element: &SavedElement, text: &str) -> bool {
+        let options = SnapshotOptions {
+            subtree: Some(element.identity.clone()),
+            max_depth: Some(0),
+            time_budget_ms: 1000,
+            ..SnapshotOptions::default()
+        };
+        let deadline = Instant::now() + Duration::from_millis(1000);
+        loop {
+            let value = self
+                .backend
+                .snapshot(&window.id, &options)
+                .await
+                .ok()
+                .and_then(|s| s.nodes.into_iter().next())
+                .and_then(|n| n.value);
+            if same_text(value.as_deref().unwrap_or(""), text) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn find_app(&self, app: &str) -> Result<WindowInfo> {
+        let windows = self.backend.list_windows().await?;
+        target::resolve_app(app, &windows).cloned()
+    }
+
+    async fn observe(&self, window: &WindowInfo) -> Result<Snapshot> {
+        self.backend
+            .snapshot(&window.id, &SnapshotOptions::default())
+            .await
+    }
+
+    /// DANGEROUS_ACTION_NEEDS_CONFIRMATION when `label` holds a blocked word.
+    fn gate_label(&self, step: usize, label: &str, element: Option<&Resolved>) -> Result<()> {
+        let Decision::NeedsConfirmation {
+            label,
+            matched_rule,
+        } = self.gate.check(label)
+        else {
+            return Ok(());
+        };
+        Err(Error::new(
+            ErrorCode::DangerousActionNeedsConfirmation,
+            format!("step {step}: {label:?} matches the blocked word {matched_rule:?}; nothing was done"),
+        )
+        .with_details(json!({
+            "step": step,
+            "would_click": { "name": label, "role": element.map(|e| e.role) },
+            "matched_rule": matched_rule,
+        })))
+    }
+
+    fn audit_step(
+        &self,
+        record: AuditRecord,
+        resolved: &Resolved,
+        via: &str,
+        effect: &str,
+        typed: Option<&str>,
+    ) {
+        let record = AuditRecord {
+            name: Some(resolved.name.clone()),
+            role: Some(resolved.role.as_str().to_owned()),
+            how: Some(format!("{}:{via}", resolved.how)),
+            effect: Some(effect.to_owned()),
+            result: Some("ok".into()),
+            ..record
+        };
+        self.write_audit(record, typed);
+    }
+
+    fn audit_refusal(&self, record: AuditRecord, e: &Error, typed: Option<&str>) {
+        let acted = e.details.as_ref().is_some_and(|d| {
+            d.get("completed")
+                .is_some_and(|c| c.as_array().is_some_and(|c| !c.is_empty()))
+        });
+        let record = AuditRecord {
+            result: Some(if acted { "failed" } else { "refused" }.into()),
+            error_code: Some(e.code.as_str().to_owned()),
+            ..record
+        };
+        self.write_audit(record, typed);
+    }
+
+    fn write_audit(&self, record: AuditRecord, typed: Option<&str>) {
+        if let Err(e) = self.audit.append(record, typed.filter(|t| !t.is_empty())) {
+            tracing::warn!("audit log: {}", e.message);
+        }
+    }
+}
+
+fn click_labels(req: &ClickRequest) -> Result<Vec<String>> {
+    match (&req.target, &req.steps) {
+        (Some(target), None) => Ok(vec![target.clone()]),
+        (None, Some(steps)) if (1..=MAX_STEPS).contains(&steps.len()) => Ok(steps.clone()),
+        (None, Some(steps)) => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("steps holds {} labels; give 1 to {MAX_STEPS}", steps.len()),
+        )),
+        _ => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "give either target (one label) or steps (1 to 10 labels)",
+        )),
+    }
+}
+
+/// A field by label (strong matches), else by a bare role word ("textarea", "שדה").
+fn find_field(
+    target: &str,
+    view: &[Candidate<'_>],
+    candidates: &Candidates,
+    snapshot: &Snapshot,
+) -> Result<Ranked> {
+    let by_label = matching::resolve(target, view, |c| c.is_field());
+    if let Resolution::One(m) = by_label {
+        return Ok(m);
+    }
+    if let Some(class) = matching::bare_role_word(target) {
+        match fields_of(class, view) {
+            Resolution::One(m) => return Ok(m),
+            Resolution::NotFound => {}
+            several => return Err(unresolved(0, target, several, candidates, snapshot, true)),
+        }
+    }
+    Err(unresolved(0, target, by_label, candidates, snapshot, true))
+}
+
+/// The fields of one class, as a resolution: one, several, or none.
+fn fields_of(class: RoleClass, view: &[Candidate<'_>]) -> Resolution {
+    let all: Vec<Ranked> = view
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_field() && class.admits(c.role, c.states))
+        .map(|(index, c)| Ranked {
+            index,
+            how: matching::How::Exact,
+            score: 1.0,
+            can_act: c.can_act(),
+            role_phrase: Some(class),
+        })
+        .collect();
+    match all.as_slice() {
+        [] => Resolution::NotFound,
+        [one] => Resolution::One(*one),
+        several => Resolution::Ambiguous(
+            several
+                .iter()
+                .take(matching::MAX_CANDIDATES)
+                .copied()
+                .collect(),
+        ),
+    }
+}
+
+fn resolved<'s>(
+    label: &str,
+    candidates: &Candidates,
+    snapshot: &'s Snapshot,
+    m: &Ranked,
+) -> Result<(&'s Node, Resolved)> {
+    let node = candidates
+        .nodes
+        .get(m.index)
+        .and_then(|i| snapshot.nodes.get(*i))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::Internal,
+                "matched element is not in the snapshot",
+            )
+        })?;
+    let how = match (m.role_phrase, m.how) {
+        (Some(_), matching::How::Exact) if matching::bare_role_word(label).is_some() => "role",
+        (_, how) => how_name(how),
+    };
+    Ok((
+        node,
+        Resolved {
+            target: label.to_owned(),
+            name: candidates.labels.get(m.index).cloned().unwrap_or_default(),
+            role: node.role,
+            how,
+            score: m.score,
+        },
+    ))
+}
+
+fn how_name(how: matching::How) -> &'static str {
+    match how {
+        matching::How::Exact => "exact",
+        matching::How::Normalized => "normalized",
+        matching::How::Synonym => "synonym",
+        matching::How::Id => "id",
+        matching::How::Value => "value",
+        matching::How::Contains => "contains",
+        matching::How::Fuzzy => "fuzzy",
+    }
+}
+
+/// TARGET_AMBIGUOUS with the candidates, or ELEMENT_NOT_FOUND with what there is.
+fn unresolved(
+    step: usize,
+    label: &str,
+    resolution: Resolution,
+    candidates: &Candidates,
+    snapshot: &Snapshot,
+    typing: bool,
+) -> Error {
+    let what = if typing { "field" } else { "element" };
+    let (message, matches) = match resolution {
+        Resolution::Ambiguous(m) => (
+            format!(
+                "{} {what}s match {label:?} equally well; nothing was done",
+                m.len()
+            ),
+            m,
+        ),
+        Resolution::Weak(m) => (
+            format!("no {what} is labelled {label:?}; only weak matches, so nothing was done"),
+            m,
+        ),
+        Resolution::One(_) | Resolution::NotFound => {
+            let available: Vec<String> = if typing {
+                candidates
+                    .view(snapshot)
+                    .iter()
+                    .filter(|c| c.is_field())
+                    .map(|c| format!("{} {:?}", c.role, c.name))
+                    .collect()
+            } else {
+                candidates.actionable_labels(snapshot, 40)
+            };
+            return Error::new(ErrorCode::ElementNotFound, format!("no {what} matches {label:?}"))
+                .with_suggestion(if typing {
+                    "Use one of details.fields (its label, or a role word such as \"text field\" when there is one field)."
+                } else {
+                    "Use one of the visible labels in details.labels, or observe the window with gui_state."
+                })
+                .with_details(json!({ "step": step, if typing { "fields" } else { "labels" }: available }));
+        }
+    };
+    let described: Vec<serde_json::Value> = matches
+        .iter()
+        .map(|m| candidates.describe(snapshot, m))
+        .collect();
+    Error::new(ErrorCode::TargetAmbiguous, message)
+        .with_suggestion("Repeat with one candidate's exact name, or a role phrase (\"button 7\"), or observe with gui_state and act by element id.")
+        .with_details(json!({ "step": step, "candidates": described }))
+}
+
+fn not_usable(resolved: &Resolved, why: &str) -> Error {
+    let code = if why.contains("read-only") {
+        ErrorCode::NotEditable
+    } else {
+        ErrorCode::ActionFailed
+    };
+    Error::new(code, format!("{} {:?} {why}", resolved.role, resolved.name))
+        .with_suggestion("Wait until the app enables it, or choose another element.")
+}
+
+fn saved(node: &Node, label: &str) -> SavedElement {
+    SavedElement {
+        id: "target".into(),
+        identity: node.identity.clone(),
+        role: node.role,
+        name: label.to_owned(),
+        bounds: node.bounds,
+        focused: node.states.contains(State::Focused),
+    }
+}
+
+/// The observation just made, as the step runner takes it (never saved, never reusable).
+fn transient_state(window: &WindowInfo, snapshot: &Snapshot, element: &SavedElement) -> SavedState {
+    SavedState {
+        state_id: String::new(),
+        window: window.id.clone(),
+        desktop: snapshot.desktop.clone(),
+        window_bounds: snapshot.window.bounds,
+        created_ms: 0,
+        elements: vec![element.clone()],
+    }
+}
+
+fn with_completed(e: Error, step: usize, completed: &[ClickStep]) -> Error {
+    let mut details = e.details.clone().unwrap_or_else(|| json!({}));
+    if let Some(map) = details.as_object_mut() {
+        map.insert("step".into(), json!(step));
+        map.insert(
+            "completed".into(),
+            serde_json::to_value(completed).unwrap_or_default(),
+        );
+    }
+    Error {
+        message: if completed.is_empty() {
+            e.message.clone()
+        } else {
+            format!(
+                "step {step} failed after {} completed: {}",
+                completed.len(),
+                e.message
+            )
+        },
+        details: Some(details),
+        ..e
+    }
+}
+
+/// Text equality as fields report it: line endings unified, a trailing newline ignored, and
+/// numbers compared as numbers ("5" and "5.0" in a spin button).
+fn same_text(read: &str, wanted: &str) -> bool {
+    let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
+    let (read, wanted) = (clean(read), clean(wanted));
+    read == wanted
+        || matches!((read.trim().parse::<f64>(), wanted.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_back_comparison() {
+        assert!(same_text("hello\n", "hello"));
+        assert!(same_text("a\r\nb", "a\nb"));
+        assert!(same_text("5.0", "5"));
+        assert!(!same_text("hell", "hello"));
+        assert!(!same_text("", "x"));
+    }
+
+    #[test]
+    fn click_needs_target_or_one_to_ten_steps() {
+        let req = |target: Option<&str>, steps: Option<usize>| ClickRequest {
+            app: "a".into(),
+            target: target.map(str::to_owned),
+            steps: steps.map(|n| vec!["7".to_owned(); n]),
+            confirm_dangerous: false,
+        };
+        assert!(click_labels(&req(Some("7"), None)).is_ok());
+        assert_eq!(
+            click_labels(&req(None, Some(10))).map(|l| l.len()).ok(),
+            Some(10)
+        );
+        for bad in [
+            req(None, None),
+            req(Some("7"), Some(1)),
+            req(None, Some(0)),
+            req(None, Some(11)),
+        ] {
+            assert_eq!(
+                click_labels(&bad).err().map(|e| e.code),
+                Some(ErrorCode::InvalidArgument)
+            );
+        }
+    }
+}
