@@ -95,6 +95,22 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "tls_cert")]
         tls_key: Option<std::path::PathBuf>,
     },
+    /// Launch an app (program, path or URI), wait for its window, check it can be observed, and
+    /// print one JSON line: ok, app (to use with the tools), title, process, pid, seconds, hint,
+    /// verified. Exits 1 when no window came. Never closes or moves other windows.
+    Open {
+        /// Program name or path, document path, or URI.
+        program: String,
+        /// Seconds to wait for the window.
+        #[arg(long, default_value_t = 15.0)]
+        timeout: f64,
+        /// Do not check that the window can be observed.
+        #[arg(long)]
+        no_verify: bool,
+        /// Arguments for the program (everything after --args).
+        #[arg(long, num_args = 1.., allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
         /// Window id from `list`.
@@ -288,6 +304,34 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             };
             cu_mcp::http::serve_http(std::sync::Arc::new(service), options).await?;
             return Ok(CuExit::Success);
+        }
+        Command::Open {
+            program,
+            timeout,
+            no_verify,
+            args,
+        } => {
+            if !(timeout.is_finite() && timeout > 0.0 && timeout <= 600.0) {
+                return Err(Error::new(
+                    cu_core::ErrorCode::InvalidArgument,
+                    "--timeout must be between 0 and 600 seconds",
+                ));
+            }
+            let request = cu_mcp::service::OpenRequest {
+                program,
+                args,
+                timeout: std::time::Duration::from_secs_f64(timeout),
+                verify: !no_verify,
+            };
+            let result = service.open(&request).await?;
+            let line = serde_json::to_string(&result).map_err(internal)?;
+            use std::io::Write;
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+            return Ok(if result.ok {
+                CuExit::Success
+            } else {
+                CuExit::Failed
+            });
         }
         Command::Snapshot {
             window,

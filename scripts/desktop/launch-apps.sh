@@ -2,7 +2,8 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 calc zenity zenity-info mousepad featherpad qt5 qt6 biglist firefox chromium
+# Apps: gtk3 gtk4 calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
+#       firefox chromium chromium-controls
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -23,6 +24,9 @@ for a in "${APPS[@]}"; do case $a in
   gtk3)       run gtk3 gtk3-widget-factory ;;
   gtk4)       run gtk4 env GSK_RENDERER=cairo gtk4-widget-factory ;;
   calc)       run calc gnome-calculator ;;
+  calc-he)    run calc-he env LANGUAGE=he gnome-calculator ;;
+  hebrew)     run hebrew $PY "$FIX/hebrew_fixture.py" ;;
+  zenity-entry) run zenity-entry zenity --entry --title="Entry test" --text="Name:" ;;
   zenity)     run zenity zenity --question --title="Confirm delete" --text="Delete the file?" \
                 --ok-label=Delete --cancel-label=Cancel ;;
   zenity-info) run zenity-info zenity --question --title="Details" --text="Show the information?" \

@@ -4,6 +4,7 @@
 mod action;
 mod image;
 mod label;
+mod open;
 mod target;
 
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
 pub use label::{
     ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
 };
+pub use open::{OpenRequest, OpenResult};
 
 /// What every tool shares.
 pub struct Service {

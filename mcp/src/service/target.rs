@@ -89,7 +89,7 @@ pub struct Candidates {
 impl Candidates {
     /// Shown elements (on screen, when the tree has positions) that have a label, a value or a
     /// toolkit id, except an interactive element inside another of the same name (one button,
-    /// not two). A field without a name takes the text of the label just before it ("Name:").
+    /// not two). A field without a name takes its form label ("Name:"): see [`field_label`].
     pub fn of(snapshot: &Snapshot) -> Candidates {
         let nodes = &snapshot.nodes;
         let window = nodes
@@ -114,7 +114,7 @@ impl Candidates {
             }
             let label = if node.name.trim().is_empty() && matching::is_field(node.role, node.states)
             {
-                preceding_label(snapshot, index).unwrap_or_default()
+                field_label(snapshot, index).unwrap_or_default()
             } else {
                 node.name.clone()
             };
@@ -180,6 +180,42 @@ impl Candidates {
             .collect()
     }
 }
+
+/// A form label for an unnamed field: the nearest label on the same row (either side, so
+/// right-to-left layouts work), else the nearest one just above it; without positions, the
+/// label right before it among its siblings.
+fn field_label(snapshot: &Snapshot, index: usize) -> Option<String> {
+    let field = snapshot.nodes.get(index)?;
+    let Some(at) = field.bounds.filter(|b| !b.is_empty()) else {
+        return preceding_label(snapshot, index);
+    };
+    let labels = snapshot.nodes.iter().filter_map(|n| {
+        let b = n.bounds.filter(|b| !b.is_empty())?;
+        (n.role == Role::Label && !n.name.trim().is_empty()).then_some((n, b))
+    });
+    let (top, bottom) = (at.y, at.y + at.height);
+    let (left, right) = (at.x, at.x + at.width);
+    let mut best: Option<(i32, &Node)> = None;
+    for (node, b) in labels {
+        let middle = b.y + b.height / 2;
+        let gap = if (top..bottom).contains(&middle) {
+            // Same row: the horizontal gap to either side.
+            (b.x - right).max(left - (b.x + b.width)).max(0)
+        } else if b.y + (b.height) <= top && b.x < right && b.x + b.width > left {
+            // Above, overlapping horizontally: counted as farther than any label on the row.
+            MAX_LABEL_GAP + (top - (b.y + b.height))
+        } else {
+            continue;
+        };
+        if gap <= 2 * MAX_LABEL_GAP && best.is_none_or(|(g, _)| gap < g) {
+            best = Some((gap, node));
+        }
+    }
+    best.map(|(_, n)| n.name.clone())
+}
+
+/// How far (px) a form label may sit from its field.
+const MAX_LABEL_GAP: i32 = 160;
 
 /// The static text right before a field among its siblings (a form label).
 fn preceding_label(snapshot: &Snapshot, index: usize) -> Option<String> {
@@ -331,5 +367,52 @@ mod tests {
         assert_eq!(labels, ["Name:", "Name:", "OK"]);
         assert_eq!(c.nodes, [1, 2, 3]);
         assert_eq!(c.actionable_labels(&s, 10), ["Name:", "OK"]);
+    }
+
+    #[test]
+    fn an_unnamed_field_takes_the_label_on_its_row_whatever_the_tree_order() {
+        // GTK 3 grids list children last-first, and right-to-left forms put the label right.
+        let s = snapshot(vec![
+            node(Role::Window, "Form", None, Some(Rect::new(0, 0, 400, 200))),
+            node(
+                Role::TextInput,
+                "",
+                Some(0),
+                Some(Rect::new(20, 40, 150, 24)),
+            ),
+            node(
+                Role::Label,
+                "Status: ready",
+                Some(0),
+                Some(Rect::new(0, 0, 300, 20)),
+            ),
+            node(
+                Role::Label,
+                "שם:",
+                Some(0),
+                Some(Rect::new(180, 44, 30, 16)),
+            ),
+            node(
+                Role::TextInput,
+                "",
+                Some(0),
+                Some(Rect::new(20, 120, 150, 24)),
+            ),
+            node(
+                Role::Label,
+                "Notes",
+                Some(0),
+                Some(Rect::new(20, 100, 60, 16)),
+            ),
+        ]);
+        let c = Candidates::of(&s);
+        let fields: Vec<&str> = c
+            .nodes
+            .iter()
+            .zip(&c.labels)
+            .filter(|(i, _)| s.nodes[**i].role == Role::TextInput)
+            .map(|(_, l)| l.as_str())
+            .collect();
+        assert_eq!(fields, ["שם:", "Notes"]);
     }
 }

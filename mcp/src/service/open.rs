@@ -1,0 +1,416 @@
+//! `open`: launch an application and wait for the window the tools will use.
+//!
+//! Launches a program (or hands a path or URI to the desktop's opener), then polls the window
+//! list until a window appears that was not there before, or an existing window comes to the
+//! front (a single-instance app that handed the request to its running copy). It then checks the
+//! window can be observed and says which `app` to pass to the other tools. It never closes,
+//! moves or focuses any window itself.
+//!
+//! # Platform-specific
+//!
+//! - **Linux**: programs are started directly, detached in their own process group; paths and
+//!   URIs go to `xdg-open`.
+//! - **Windows / macOS**: started with `cmd /C start` and `open`; packaged (UWP) apps come with
+//!   the Windows backend.
+
+use std::collections::HashSet;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cu_core::element::SnapshotOptions;
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use serde::Serialize;
+use serde_json::json;
+
+use super::{target, Service};
+
+/// What to launch.
+#[derive(Debug, Clone)]
+pub struct OpenRequest {
+    /// A program name or path, a document path, or a URI.
+    pub program: String,
+    /// Arguments for a program.
+    pub args: Vec<String>,
+    /// How long to wait for the window.
+    pub timeout: Duration,
+    /// Check the window can be observed.
+    pub verify: bool,
+}
+
+/// The window that came, or why none did. Serialized as the one JSON line `open` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenResult {
+    /// A window came.
+    pub ok: bool,
+    /// What to pass as `app` to the other tools (the title when it names this window alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// The window's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<String>,
+    /// The window's title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The process that owns the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
+    /// Its process id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Seconds from launch to the window.
+    pub seconds: f64,
+    /// What to do next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The window could be observed (`None` with `--no-verify`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// Why no window came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<serde_json::Value>,
+    /// On failure: windows that did appear but were not taken (none usable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_windows_seen: Option<Vec<serde_json::Value>>,
+    /// On failure: the window in front.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontmost: Option<serde_json::Value>,
+}
+
+impl Service {
+    /// Launches `req.program` and waits for its window. Launch failures and timeouts come back
+    /// as `ok: false` with `error`; only a missing desktop is an `Err`.
+    pub async fn open(&self, req: &OpenRequest) -> Result<OpenResult> {
+        let before = self.backend.list_windows().await?;
+        let known: HashSet<WindowId> = before.iter().map(|w| w.id.clone()).collect();
+        let focused_before = before.iter().find(|w| w.focused).map(|w| w.id.clone());
+        let started = Instant::now();
+        let mut child = match launch(&req.program, &req.args) {
+            Ok(child) => child,
+            Err(e) => return Ok(failure(&e, started, Vec::new(), None)),
+        };
+        let pid = child.id();
+        let deadline = started + req.timeout;
+        let mut last = before;
+        loop {
+            let exited = child.try_wait().ok().flatten();
+            if let Ok(now) = self.backend.list_windows().await {
+                if let Some((window, how)) =
+                    arrived(&now, &known, focused_before.as_ref(), pid, exited.is_some())
+                {
+                    return Ok(self
+                        .found(window.clone(), how, &now, started, req.verify)
+                        .await);
+                }
+                last = now;
+            }
+            if let Some(status) = exited.filter(|s| !s.success()) {
+                let e = Error::new(
+                    ErrorCode::ActionFailed,
+                    format!(
+                        "{} exited with {status} before showing a window",
+                        req.program
+                    ),
+                );
+                return Ok(failure(&e, started, Vec::new(), frontmost(&last)));
+            }
+            if Instant::now() >= deadline {
+                let e = Error::new(
+                    ErrorCode::Timeout,
+                    format!("no new window within {:.0} s", req.timeout.as_secs_f64()),
+                )
+                .with_suggestion("Raise --timeout for slow apps, or check the program shows a window on this desktop.");
+                let seen = last
+                    .iter()
+                    .filter(|w| !known.contains(&w.id))
+                    .map(|w| json!({ "app": w.app, "title": w.title, "pid": w.pid }))
+                    .collect();
+                return Ok(failure(&e, started, seen, frontmost(&last)));
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    async fn found(
+        &self,
+        window: WindowInfo,
+        how: Arrival,
+        windows: &[WindowInfo],
+        started: Instant,
+        verify: bool,
+    ) -> OpenResult {
+        let seconds = round2(started.elapsed().as_secs_f64());
+        let verified = if verify {
+            let options = SnapshotOptions {
+                max_nodes: 200,
+                time_budget_ms: 2000,
+                ..SnapshotOptions::default()
+            };
+            Some(
+                self.backend
+                    .snapshot(&window.id, &options)
+                    .await
+                    .is_ok_and(|s| s.nodes.len() > 1),
+            )
+        } else {
+            None
+        };
+        let app = app_name_for(&window, windows);
+        let mut hint = format!("Use app {app:?} with click, type_text and the gui tools.");
+        if how == Arrival::CameForward {
+            hint.push_str(" A single-instance app: its existing window came forward.");
+        }
+        if verified == Some(false) {
+            hint.push_str(" The window exposes no accessibility tree yet: retry, or check the app's accessibility support.");
+        }
+        OpenResult {
+            ok: true,
+            app: Some(app),
+            window_id: Some(window.id.0.clone()),
+            process: window
+                .pid
+                .and_then(process_name)
+                .or_else(|| Some(window.app.clone())),
+            pid: window.pid,
+            title: Some(window.title),
+            seconds,
+            hint: Some(hint),
+            verified,
+            error: None,
+            new_windows_seen: None,
+            frontmost: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    New,
+    CameForward,
+}
+
+/// The window the launch produced: a new window (the launched process's own first), or, once
+/// the launcher has exited, an existing window that took the focus.
+fn arrived<'w>(
+    now: &'w [WindowInfo],
+    known: &HashSet<WindowId>,
+    focused_before: Option<&WindowId>,
+    pid: u32,
+    launcher_exited: bool,
+) -> Option<(&'w WindowInfo, Arrival)> {
+    let fresh: Vec<&WindowInfo> = now.iter().filter(|w| !known.contains(&w.id)).collect();
+    if let Some(w) = fresh.iter().find(|w| w.pid == Some(pid)).or(fresh.first()) {
+        return Some((w, Arrival::New));
+    }
+    now.iter()
+        .find(|w| w.focused && launcher_exited && Some(&w.id) != focused_before)
+        .map(|w| (w, Arrival::CameForward))
+}
+
+/// The `app` value that names this window alone: its title, else its app name, else its id.
+fn app_name_for(window: &WindowInfo, windows: &[WindowInfo]) -> String {
+    [window.title.as_str(), window.app.as_str()]
+        .into_iter()
+        .filter(|name| !name.trim().is_empty())
+        .find(|name| target::resolve_app(name, windows).is_ok_and(|w| w.id == window.id))
+        .map_or_else(|| window.id.0.clone(), str::to_owned)
+}
+
+fn failure(
+    e: &Error,
+    started: Instant,
+    seen: Vec<serde_json::Value>,
+    frontmost: Option<serde_json::Value>,
+) -> OpenResult {
+    OpenResult {
+        ok: false,
+        app: None,
+        window_id: None,
+        title: None,
+        process: None,
+        pid: None,
+        seconds: round2(started.elapsed().as_secs_f64()),
+        hint: None,
+        verified: None,
+        error: Some(e.to_json()["error"].clone()),
+        new_windows_seen: Some(seen),
+        frontmost,
+    }
+}
+
+fn frontmost(windows: &[WindowInfo]) -> Option<serde_json::Value> {
+    windows
+        .iter()
+        .find(|w| w.focused)
+        .map(|w| json!({ "app": w.app, "title": w.title, "window_id": w.id }))
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// A URI (`https://…`, `mailto:…`) or a document: handed to the desktop's opener.
+fn is_document(target: &str) -> bool {
+    let path = std::path::Path::new(target);
+    if path.exists() {
+        return !path.is_dir() && !is_executable(path);
+    }
+    target.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
+}
+
+#[cfg(unix)]
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata()
+        .is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("exe"))
+}
+
+fn launch(program: &str, args: &[String]) -> Result<Child> {
+    let mut command = if is_document(program) {
+        opener(program)
+    } else {
+        let mut c = Command::new(program);
+        c.args(args);
+        c
+    };
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // Its own process group: the app outlives us and our terminal's signals.
+        command.process_group(0);
+    }
+    command.spawn().map_err(|e| {
+        let code = if e.kind() == std::io::ErrorKind::NotFound {
+            ErrorCode::AppNotFound
+        } else {
+            ErrorCode::ActionFailed
+        };
+        Error::new(code, format!("cannot start {program:?}: {e}"))
+            .with_suggestion("Pass a program on PATH, a full path, or a URI.")
+    })
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+fn opener(target: &str) -> Command {
+    let mut c = Command::new("xdg-open");
+    c.arg(target);
+    c
+}
+
+#[cfg(target_os = "macos")]
+fn opener(target: &str) -> Command {
+    let mut c = Command::new("open");
+    c.arg(target);
+    c
+}
+
+#[cfg(windows)]
+fn opener(target: &str) -> Command {
+    let mut c = Command::new("cmd");
+    c.args(["/C", "start", ""]).arg(target);
+    c
+}
+
+/// The process's executable name from `/proc` (Linux; `comm` is cut at 15 bytes, so the
+/// command line comes first); `None` elsewhere.
+fn process_name(pid: u32) -> Option<String> {
+    let from_cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .ok()
+        .and_then(|raw| {
+            let first = raw.split(|b| *b == 0).next()?;
+            let path = std::path::Path::new(std::str::from_utf8(first).ok()?);
+            Some(path.file_name()?.to_string_lossy().into_owned())
+        });
+    from_cmdline
+        .or_else(|| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(id: &str, title: &str, pid: u32, focused: bool) -> WindowInfo {
+        WindowInfo {
+            id: WindowId(id.into()),
+            app: "app".into(),
+            title: title.into(),
+            pid: Some(pid),
+            bounds: None,
+            focused,
+            minimized: false,
+        }
+    }
+
+    #[test]
+    fn a_new_window_of_the_launched_process_comes_first() {
+        let known: HashSet<WindowId> = [WindowId("a".into())].into();
+        let now = [
+            window("a", "Old", 1, true),
+            window("b", "Other", 2, false),
+            window("c", "Mine", 3, false),
+        ];
+        let got = arrived(&now, &known, Some(&WindowId("a".into())), 3, false);
+        assert_eq!(
+            got.map(|(w, how)| (w.title.as_str(), how)),
+            Some(("Mine", Arrival::New))
+        );
+    }
+
+    #[test]
+    fn an_existing_window_counts_only_once_the_launcher_exited_and_it_took_focus() {
+        let known: HashSet<WindowId> = [WindowId("a".into()), WindowId("b".into())].into();
+        let now = [
+            window("a", "Editor", 1, false),
+            window("b", "Calc", 2, true),
+        ];
+        let before = Some(WindowId("a".into()));
+        assert!(arrived(&now, &known, before.as_ref(), 9, false).is_none());
+        let got = arrived(&now, &known, before.as_ref(), 9, true);
+        assert_eq!(
+            got.map(|(w, how)| (w.title.as_str(), how)),
+            Some(("Calc", Arrival::CameForward))
+        );
+        let unchanged = arrived(&now, &known, Some(&WindowId("b".into())), 9, true);
+        assert!(unchanged.is_none(), "focus did not move");
+    }
+
+    #[test]
+    fn the_app_to_use_names_that_window_alone() {
+        let windows = [
+            window("a", "Calculator", 1, false),
+            window("b", "Calculator", 2, false),
+            window("c", "Notes", 3, false),
+        ];
+        assert_eq!(app_name_for(&windows[2], &windows), "Notes");
+        assert_eq!(
+            app_name_for(&windows[0], &windows),
+            "a",
+            "two windows share the title and the app"
+        );
+    }
+
+    #[test]
+    fn uris_and_documents_go_to_the_opener() {
+        assert!(is_document("https://example.org"));
+        assert!(is_document("mailto:someone@example.org"));
+        assert!(!is_document("gnome-calculator"));
+        assert!(!is_document("/bin/sh"));
+    }
+}
