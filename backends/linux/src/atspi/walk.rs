@@ -448,7 +448,10 @@ async fn fetch_inner(
             Role::Slider | Role::SpinButton | Role::ProgressBar | Role::ScrollBar
         );
     let manages = states.has(atspi_state::MANAGES_DESCENDANTS);
-    let (children, text, value) = tokio::join!(
+    // The bulk items carry no AccessibleId: read it for what a label may name by id (controls),
+    // alongside the other round-2 calls.
+    let want_id = cached.is_some() && role.is_interactive();
+    let (children, text, value, toolkit_id) = tokio::join!(
         async {
             match cached.and_then(|c| c.children.clone()) {
                 Some(kids) => (kids, 0),
@@ -473,7 +476,21 @@ async fn fetch_inner(
                 None
             }
         },
+        async {
+            if want_id {
+                atspi
+                    .property(obj, ACCESSIBLE, "AccessibleId")
+                    .await
+                    .ok()
+                    .and_then(|v| String::try_from(v).ok())
+            } else {
+                None
+            }
+        },
     );
+    if let Some(id) = toolkit_id.filter(|id| !id.is_empty()) {
+        node.toolkit_id = Some(id);
+    }
     let (children, omitted_children) = children;
     node.actions = translate::actions(role, states, InterfaceSet::of(&ifaces));
     node.value = match (text, value) {
