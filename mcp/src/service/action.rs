@@ -254,6 +254,9 @@ impl Service {
         self.states.consume(&state.state_id)?;
 
         let mut results = Vec::with_capacity(plans.len());
+        if plans.iter().any(sends_input) {
+            self.activate_and_settle(&window).await;
+        }
         let mut before = self.fingerprint(&window).await.ok();
         for (step, plan) in plans.iter().enumerate() {
             let how = self.run(&window, &state, plan).await.map_err(|e| {
@@ -501,7 +504,7 @@ impl Service {
         }
     }
 
-    async fn fingerprint(&self, window: &WindowId) -> Result<u64> {
+    pub(super) async fn fingerprint(&self, window: &WindowId) -> Result<u64> {
         let options = SnapshotOptions {
             time_budget_ms: 1500,
             ..SnapshotOptions::default()
@@ -510,6 +513,31 @@ impl Service {
             .snapshot(window, &options)
             .await
             .map(|s| fingerprint(&s))
+    }
+
+    /// Brings the window forward before synthetic input and waits (≤ 500 ms) for its tree to
+    /// settle, so the focus change of the activation is not reported as the action's effect.
+    pub(super) async fn activate_and_settle(&self, window: &WindowId) {
+        let focused = self
+            .backend
+            .list_windows()
+            .await
+            .ok()
+            .and_then(|all| all.into_iter().find(|w| &w.id == window))
+            .is_some_and(|w| w.focused);
+        if focused || self.backend.activate(window).await.is_err() {
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let mut last = None;
+        while Instant::now() < deadline {
+            let now = self.fingerprint(window).await.ok();
+            if now.is_some() && now == last {
+                return;
+            }
+            last = now;
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
     }
 
     /// Polls the window for up to 800 ms after an action (AT-SPI actions are asynchronous).
@@ -560,6 +588,17 @@ fn activating(keys: &str) -> bool {
     keys.split('+')
         .map(|k| k.trim().to_ascii_lowercase())
         .any(|k| matches!(k.as_str(), "return" | "enter" | "kp_enter" | "space" | " "))
+}
+
+/// Steps that send synthetic input (and so activate the window first): pointer and keyboard
+/// steps, and element steps other than a click on a control (which is pressed semantically;
+/// static text has no action and is clicked at its centre).
+pub(super) fn sends_input(plan: &Plan) -> bool {
+    match plan {
+        Plan::Point { .. } | Plan::Drag { .. } | Plan::Type { .. } | Plan::Key { .. } => true,
+        Plan::Element { kind, element } => *kind != Kind::Click || !element.role.is_interactive(),
+        Plan::SetValue { .. } | Plan::Focus { .. } | Plan::Wait { .. } => false,
+    }
 }
 
 fn uses_coordinates(plan: &Plan) -> bool {

@@ -21,7 +21,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::action::{fingerprint, Kind, Plan};
+use super::action::{fingerprint, sends_input, Kind, Plan};
 use super::target::{self, Candidates};
 use super::Service;
 
@@ -221,13 +221,18 @@ impl Service {
         }
         let element = saved(node, &resolved.name);
         let state = transient_state(window, &snapshot, &element);
-        let before = fingerprint(&snapshot);
         let plan = Plan::Element {
             kind: Kind::Click,
             element,
         };
+        let before = if sends_input(&plan) {
+            self.activate_and_settle(&window.id).await;
+            self.fingerprint(&window.id).await.ok()
+        } else {
+            Some(fingerprint(&snapshot))
+        };
         let via = self.run(&window.id, &state, &plan).await?;
-        let (effect, _) = self.observe_effect(&window.id, Some(&before)).await;
+        let (effect, _) = self.observe_effect(&window.id, before.as_ref()).await;
         Ok(ClickStep {
             step,
             resolved,
