@@ -73,6 +73,11 @@ def time_driver(name, reps, display, run):
     return out
 
 
+def is_button(a, label):
+    # GTK 4 names a button and its inner label together ("7 7"), as the agent-cu walk saw it.
+    return a.getRoleName() in ("push button", "button") and a.name in (label, f"{label} {label}")
+
+
 def pyatspi_driver(pid):
     import pyatspi
 
@@ -87,18 +92,28 @@ def pyatspi_driver(pid):
                     continue
                 nodes.append(a)
                 stack.extend(a[i] for i in range(a.childCount))
-            button = next(a for a in nodes if a.name == step and a.getRoleName() == "push button")
+            button = next(a for a in nodes if is_button(a, step))
             button.queryAction().doAction(0)
     return run
 
 
-def xdotool_driver(window):
+def window_origin(pid):
+    xid = subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(pid)], check=True,
+                         capture_output=True, text=True).stdout.split()[-1]
+    geo = subprocess.run(["xdotool", "getwindowgeometry", "--shell", xid], check=True,
+                         capture_output=True, text=True).stdout
+    values = dict(line.split("=", 1) for line in geo.split())
+    return int(values["X"]), int(values["Y"])
+
+
+def xdotool_driver(window, pid):
     import pyatspi
+    ox, oy = window_origin(pid)  # GTK 4 reports extents relative to the window
     points = {}
     for label in set(SINGLE + SEQUENCE):
-        b = pyatspi.findDescendant(window, lambda a: a.name == label and a.getRoleName() == "push button")
-        e = b.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
-        points[label] = (e.x + e.width // 2, e.y + e.height // 2)
+        b = pyatspi.findDescendant(window, lambda a: is_button(a, label))
+        e = b.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        points[label] = (ox + e.x + e.width // 2, oy + e.y + e.height // 2)
 
     def run(steps):
         args = ["xdotool"]
@@ -142,7 +157,7 @@ def main():
     window = atspi_calc(pid)
     display = display_of(window)
     print(json.dumps(time_driver("pyatspi fresh walk per step", reps, display, pyatspi_driver(pid))))
-    print(json.dumps(time_driver("xdotool coordinates (no lookup)", reps, display, xdotool_driver(window))))
+    print(json.dumps(time_driver("xdotool coordinates (no lookup)", reps, display, xdotool_driver(window, pid))))
     # The MCP SDK lives in the venv; pyatspi in the system python: run our side there.
     env = dict(os.environ, PYTHONPATH="/usr/lib/python3/dist-packages")
     subprocess.run([venv, __file__, *sys.argv[1:5], "--ours"], check=True, env=env)
