@@ -10,6 +10,7 @@ use cu_core::config::Config;
 use cu_core::error::{Error, ExitCode as CuExit};
 
 mod health;
+mod worker;
 
 /// See and operate desktop windows from coding agents, cheaply and safely.
 #[derive(Debug, Parser)]
@@ -111,6 +112,42 @@ enum Command {
         #[arg(long, num_args = 1.., allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Serve this machine's whole tool service to controllers over MCP Streamable HTTP at
+    /// https://ADDR/mcp (http on loopback). Run it as the user who owns the desktop session. The
+    /// token comes from --token-file or MCP_CU_HTTP_TOKEN; non-loopback addresses need TLS
+    /// (--tls-cert/--tls-key, or --tls-self-signed). Prints one JSON line when listening.
+    Worker {
+        /// Address to listen on.
+        #[arg(long, value_name = "ADDR")]
+        listen: std::net::SocketAddr,
+        /// File holding the bearer token.
+        #[arg(long, value_name = "FILE")]
+        token_file: Option<std::path::PathBuf>,
+        /// TLS certificate chain (PEM).
+        #[arg(
+            long,
+            value_name = "FILE",
+            requires = "tls_key",
+            conflicts_with = "tls_self_signed"
+        )]
+        tls_cert: Option<std::path::PathBuf>,
+        /// TLS private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<std::path::PathBuf>,
+        /// Make (once, in the sessions directory) and use a self-signed certificate; its SHA-256
+        /// fingerprint is printed for the controller's `fingerprint`.
+        #[arg(long)]
+        tls_self_signed: bool,
+    },
+    /// The Desktop page's internal call, for tests and tools: REQUEST_JSON such as
+    /// '{"op":"windows"}', '{"op":"capture","window_id":"…"}' or an input with its geometry,
+    /// answered by MACHINE's worker (or this machine with `local`). Never an MCP tool.
+    DesktopCall {
+        /// A configured machine, or `local`.
+        machine: String,
+        /// The request.
+        request_json: String,
+    },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
         /// Window id from `list`.
@@ -167,11 +204,11 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
         return runtime.block_on(run_command(command, config));
     }
     // No command: serve MCP over stdio, the way agents start us.
-    let service = std::sync::Arc::new(cu_mcp::service::Service::new(
+    let server = mcp_server(cu_mcp::service::Service::new(
         cu_backends::platform_backend(),
         config,
     ));
-    runtime.block_on(cu_mcp::server::serve_stdio(service))?;
+    runtime.block_on(cu_mcp::server::serve_stdio(server))?;
     Ok(CuExit::Success)
 }
 
@@ -282,7 +319,7 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             serde_json::to_value(service.gui_action(&request).await?).map_err(internal)?
         }
         Command::Serve { http: None, .. } => {
-            cu_mcp::server::serve_stdio(std::sync::Arc::new(service)).await?;
+            cu_mcp::server::serve_stdio(mcp_server(service)).await?;
             return Ok(CuExit::Success);
         }
         Command::Serve {
@@ -302,7 +339,30 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
                 insecure_no_auth,
                 tls,
             };
-            cu_mcp::http::serve_http(std::sync::Arc::new(service), options).await?;
+            cu_mcp::http::serve_http(mcp_server(service), options).await?;
+            return Ok(CuExit::Success);
+        }
+        Command::Worker {
+            listen,
+            token_file,
+            tls_cert,
+            tls_key,
+            tls_self_signed,
+        } => {
+            return worker::run(worker::WorkerArgs {
+                listen,
+                token_file,
+                tls: tls_cert.zip(tls_key),
+                tls_self_signed,
+            })
+            .await;
+        }
+        Command::DesktopCall {
+            machine,
+            request_json,
+        } => {
+            let value = worker::desktop_call(&machine, &request_json, service).await?;
+            emit(&value);
             return Ok(CuExit::Success);
         }
         Command::Open {
@@ -351,6 +411,19 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
     Ok(CuExit::Success)
 }
 
+/// The MCP server over `service`, forwarding to the configured machines, if any.
+fn mcp_server(service: cu_mcp::service::Service) -> cu_mcp::server::McpServer {
+    let machines = service.config().machines.clone();
+    let server = cu_mcp::server::McpServer::new(std::sync::Arc::new(service));
+    if machines.is_empty() {
+        server
+    } else {
+        server.with_remote(std::sync::Arc::new(cu_worker::RemoteMachines::new(
+            &machines,
+        )))
+    }
+}
+
 /// Writes a file through a temporary name, so a failure never leaves half a file.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
     let tmp = path.with_extension("partial");
@@ -368,6 +441,14 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
 fn print_error(e: &Error) -> CuExit {
     emit(&e.to_json());
     e.exit_code()
+}
+
+/// Writes one compact JSON line to stdout (and flushes: a worker stays running after it).
+pub(crate) fn emit_line(value: &serde_json::Value) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
 }
 
 /// Writes one JSON document to stdout.

@@ -220,6 +220,11 @@ impl Error {
         }
     }
 
+    /// Reads back the JSON form [`Error::to_json`] wrote (a remote machine's error).
+    pub fn from_json(value: &serde_json::Value) -> Option<Error> {
+        serde_json::from_value(value.get("error")?.clone()).ok()
+    }
+
     /// The JSON form shown to callers: `{"error": {code, message, retryable, suggestion}}`.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({ "error": self })

@@ -20,7 +20,6 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::server::McpServer;
-use crate::service::Service;
 
 /// How to listen.
 #[derive(Debug, Clone)]
@@ -125,8 +124,16 @@ fn unauthorized() -> Response {
         .into_response()
 }
 
-/// Builds the router: `/mcp` (Streamable HTTP) behind the token check.
-pub fn router(service: Arc<Service>, options: &HttpOptions) -> axum::Router {
+/// Requests larger than this are refused (MCP tool calls are small; typed text is ≤ 2000 chars).
+pub const MAX_REQUEST_BYTES: usize = 1 << 20;
+
+/// Requests per second a listener accepts (with a burst of twice that); beyond, 429.
+pub const MAX_REQUESTS_PER_SECOND: f64 = 50.0;
+
+/// Builds the router: `/mcp` (Streamable HTTP) behind the token check and the rate limit, and
+/// `GET /health` (no token; says only whether tool calls are running).
+pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
+    let service = server.service().clone();
     let port = options.addr.port();
     let bound = options.addr.ip().to_string();
     let mut config = StreamableHttpServerConfig::default();
@@ -140,14 +147,53 @@ pub fn router(service: Arc<Service>, options: &HttpOptions) -> axum::Router {
         format!("http://[::1]:{port}"),
     ]);
     let mcp = StreamableHttpService::new(
-        move || Ok(McpServer::new(service.clone())),
+        move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
     let token = options.token.clone().map(Arc::<str>::from);
-    axum::Router::new()
+    let limiter = Arc::new(RateLimit::new(MAX_REQUESTS_PER_SECOND));
+    let health = move || {
+        let busy = service.calls_in_flight();
+        async move {
+            let body = serde_json::json!({
+                "status": if busy > 0 { "busy" } else { "idle" },
+                "calls_in_flight": busy,
+                "version": env!("CARGO_PKG_VERSION"),
+            });
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+        }
+    };
+    let protected = axum::Router::new()
         .nest_service("/mcp", mcp)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let limiter = limiter.clone();
+                async move {
+                    if !limiter.allow() {
+                        return too_many();
+                    }
+                    if request
+                        .headers()
+                        .get(header::CONTENT_LENGTH)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.parse::<usize>().ok())
+                        .is_some_and(|n| n > MAX_REQUEST_BYTES)
+                    {
+                        return (StatusCode::PAYLOAD_TOO_LARGE, "request too large")
+                            .into_response();
+                    }
+                    next.run(request).await
+                }
+            },
+        ));
+    axum::Router::new()
+        .route("/health", axum::routing::get(health))
+        .merge(protected.layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let token = token.clone();
                 async move {
@@ -165,11 +211,58 @@ pub fn router(service: Arc<Service>, options: &HttpOptions) -> axum::Router {
                     next.run(request).await
                 }
             },
-        ))
+        )))
+}
+
+fn too_many() -> Response {
+    let body = Error::new(ErrorCode::ActionFailed, "too many requests")
+        .with_suggestion("Slow down and retry in a second.")
+        .to_json()
+        .to_string();
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::RETRY_AFTER, "1"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A token bucket shared by every connection of one listener.
+struct RateLimit {
+    per_second: f64,
+    bucket: std::sync::Mutex<(f64, std::time::Instant)>,
+}
+
+impl RateLimit {
+    fn new(per_second: f64) -> RateLimit {
+        RateLimit {
+            per_second,
+            bucket: std::sync::Mutex::new((2.0 * per_second, std::time::Instant::now())),
+        }
+    }
+
+    fn allow(&self) -> bool {
+        let Ok(mut bucket) = self.bucket.lock() else {
+            return true;
+        };
+        let now = std::time::Instant::now();
+        let refill = now.duration_since(bucket.1).as_secs_f64() * self.per_second;
+        bucket.0 = (bucket.0 + refill).min(2.0 * self.per_second);
+        bucket.1 = now;
+        if bucket.0 >= 1.0 {
+            bucket.0 -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 /// Serves until the process ends.
-pub async fn serve_http(service: Arc<Service>, options: HttpOptions) -> Result<(), Error> {
+pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), Error> {
     check_listener(&options)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
@@ -180,7 +273,7 @@ pub async fn serve_http(service: Arc<Service>, options: HttpOptions) -> Result<(
             )
         })?;
     tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving MCP at /mcp");
-    let app = router(service, &options);
+    let app = router(server, &options);
     match &options.tls {
         #[cfg(feature = "tls")]
         Some(files) => tls::serve(listener, app, files).await,
@@ -293,6 +386,13 @@ mod tests {
             public_insecure.is_some(),
             "--insecure-no-auth never opens a public port"
         );
+    }
+
+    #[test]
+    fn the_rate_limit_allows_a_burst_then_refuses() {
+        let limit = RateLimit::new(5.0);
+        let allowed = (0..20).filter(|_| limit.allow()).count();
+        assert_eq!(allowed, 10, "a burst of twice the rate");
     }
 
     #[test]

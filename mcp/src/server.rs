@@ -8,30 +8,146 @@ use base64::Engine as _;
 use cu_core::Error;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
-use crate::service::{ActionRequest, ClickRequest, Service, StateRequest, TypeRequest};
+use crate::remote::{Remote, Route};
+use crate::service::{
+    ActionRequest, ClickRequest, DesktopAnswer, DesktopRequest, Service, StateRequest, TypeRequest,
+};
 
 /// The instructions sent on `initialize`; the same text is `docs/AGENTS_SNIPPET.md`.
 pub const INSTRUCTIONS: &str = include_str!("../../docs/AGENTS_SNIPPET.md");
 
-/// The MCP server over one [`Service`].
+/// The MCP server over one [`Service`], optionally forwarding calls to other machines.
 #[derive(Clone)]
 pub struct McpServer {
     service: Arc<Service>,
+    remote: Option<Arc<dyn Remote>>,
+    internal: bool,
 }
 
+/// The internal call of the Desktop page (never listed, only answered by a worker).
+pub const INTERNAL_DESKTOP_CALL: &str = "_desktop";
+
 impl McpServer {
-    /// A server over `service`.
+    /// A server over `service`, for this machine only.
     pub fn new(service: Arc<Service>) -> McpServer {
-        McpServer { service }
+        McpServer {
+            service,
+            remote: None,
+            internal: false,
+        }
+    }
+
+    /// Forwards calls that name another machine (or carry its ids) through `remote`.
+    #[must_use]
+    pub fn with_remote(mut self, remote: Arc<dyn Remote>) -> McpServer {
+        self.remote = Some(remote);
+        self
+    }
+
+    /// Also answers the unlisted internal call of the Desktop page (a worker's listener).
+    #[must_use]
+    pub fn with_internal_calls(mut self) -> McpServer {
+        self.internal = true;
+        self
+    }
+
+    /// The service this server answers with.
+    pub fn service(&self) -> &Arc<Service> {
+        &self.service
+    }
+
+    /// Runs one tool call, routed to its machine.
+    pub async fn call(&self, name: &str, mut args: JsonObject) -> Result<CallToolResult, Error> {
+        let machines = self
+            .remote
+            .as_ref()
+            .map(|r| r.machines())
+            .unwrap_or_default();
+        match crate::remote::route(&mut args, &machines)? {
+            Route::Local => self.dispatch(name, serde_json::Value::Object(args)).await,
+            Route::Machine(machine) => self.forward(&machine, name, args).await,
+            Route::All if name == "gui_list" => self.list_everywhere(&machines).await,
+            Route::All => Err(Error::new(
+                cu_core::ErrorCode::InvalidArgument,
+                "machine \"all\" is only for gui_list",
+            )),
+        }
+    }
+
+    async fn forward(
+        &self,
+        machine: &str,
+        name: &str,
+        args: JsonObject,
+    ) -> Result<CallToolResult, Error> {
+        let Some(remote) = &self.remote else {
+            return Err(Error::new(
+                cu_core::ErrorCode::InvalidArgument,
+                "no machines are configured",
+            ));
+        };
+        if name == INTERNAL_DESKTOP_CALL {
+            return Err(unknown_tool(name));
+        }
+        let outcome = remote.call(machine, name, args).await;
+        let failure = match &outcome {
+            Err(e) => Some(e.clone()),
+            Ok(r) if r.is_error == Some(true) => {
+                r.structured_content.as_ref().and_then(Error::from_json)
+            }
+            Ok(_) => None,
+        };
+        self.service.audit_forward(machine, name, failure.as_ref());
+        let mut result = outcome?;
+        // The worker may speak an older protocol revision; our client speaks the current one.
+        result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+        if let Some(value) = result.structured_content.as_mut() {
+            crate::remote::qualify(value, machine);
+            let text = value.to_string();
+            for block in result.content.iter_mut() {
+                if let ContentBlock::Text(t) = block {
+                    t.text = text.clone();
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// `gui_list` of this machine and every configured one; a machine that fails says why.
+    async fn list_everywhere(&self, machines: &[String]) -> Result<CallToolResult, Error> {
+        let local = self.service.gui_list().await;
+        let remote = futures_join_all(machines.iter().map(|m| async move {
+            (
+                m.clone(),
+                self.forward(m, "gui_list", JsonObject::new()).await,
+            )
+        }))
+        .await;
+        let mut all = vec![match local {
+            Ok(list) => serde_json::json!({ "machine": "local", "windows": list.windows }),
+            Err(e) => serde_json::json!({ "machine": "local", "error": e.to_json()["error"] }),
+        }];
+        for (machine, answer) in remote {
+            all.push(match answer {
+                Ok(r) if r.is_error != Some(true) => {
+                    let windows = r.structured_content.as_ref().map(|v| v["windows"].clone());
+                    serde_json::json!({ "machine": machine, "windows": windows })
+                }
+                Ok(r) => serde_json::json!({ "machine": machine, "error": r.structured_content.map(|v| v["error"].clone()) }),
+                Err(e) => serde_json::json!({ "machine": machine, "error": e.to_json()["error"] }),
+            });
+        }
+        Ok(json_result(&serde_json::json!({ "machines": all })))
     }
 
     async fn dispatch(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, Error> {
+        let _running = self.service.begin_call();
         match name {
             "gui_list" => {
                 let _: NoArgs = parse(args)?;
@@ -43,8 +159,7 @@ impl McpServer {
                 let jpeg = result.jpeg.take();
                 let mut answer = json_result(&result);
                 if let Some(jpeg) = jpeg {
-                    let data = base64::engine::general_purpose::STANDARD.encode(jpeg);
-                    answer.content.push(ContentBlock::image(data, "image/jpeg"));
+                    answer.content.push(jpeg_block(&jpeg));
                 }
                 Ok(answer)
             }
@@ -60,13 +175,85 @@ impl McpServer {
                 let request: TypeRequest = parse(args)?;
                 Ok(json_result(&self.service.type_text(&request).await?))
             }
-            other => Err(Error::new(
-                cu_core::ErrorCode::InvalidArgument,
-                format!("unknown tool {other:?}"),
-            )
-            .with_suggestion("Call tools/list for the tools this server offers.")),
+            INTERNAL_DESKTOP_CALL if self.internal => {
+                let request: DesktopRequest = parse(args)?;
+                let answer = self.service.desktop(&request).await?;
+                let mut result = json_result(&answer);
+                if let DesktopAnswer::Capture { jpeg, .. } = &answer {
+                    result.content.push(jpeg_block(jpeg));
+                }
+                Ok(result)
+            }
+            other => Err(unknown_tool(other)),
         }
     }
+}
+
+/// A tool result as one JSON value for command-line use: the structured answer, with the sizes
+/// of any images as `jpeg_bytes`; a tool error becomes the `Err`.
+pub fn answer_json(result: CallToolResult) -> Result<serde_json::Value, Error> {
+    let images: Vec<usize> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_image().map(|i| i.data.len() * 3 / 4))
+        .collect();
+    let mut value = result.structured_content.unwrap_or_default();
+    if result.is_error == Some(true) {
+        return Err(Error::from_json(&value).unwrap_or_else(|| {
+            Error::new(
+                cu_core::ErrorCode::Internal,
+                "an error answer without a body",
+            )
+        }));
+    }
+    if let (Some(map), false) = (value.as_object_mut(), images.is_empty()) {
+        map.insert("jpeg_bytes".into(), serde_json::json!(images));
+    }
+    Ok(value)
+}
+
+fn unknown_tool(name: &str) -> Error {
+    Error::new(
+        cu_core::ErrorCode::InvalidArgument,
+        format!("unknown tool {name:?}"),
+    )
+    .with_suggestion("Call tools/list for the tools this server offers.")
+}
+
+fn jpeg_block(jpeg: &[u8]) -> ContentBlock {
+    ContentBlock::image(
+        base64::engine::general_purpose::STANDARD.encode(jpeg),
+        "image/jpeg",
+    )
+}
+
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output> {
+    let handles: Vec<F> = futures.collect();
+    let mut out = Vec::with_capacity(handles.len());
+    // Sequential awaits of already-created futures would serialize them: poll them together.
+    let mut pinned: Vec<std::pin::Pin<Box<F>>> = handles.into_iter().map(Box::pin).collect();
+    let mut done: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in pinned.iter_mut().enumerate() {
+            if done[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => done[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.extend(done.into_iter().flatten());
+    out
 }
 
 #[derive(serde::Deserialize)]
@@ -123,8 +310,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let result = match self.dispatch(&request.name, args).await {
+        let args = request.arguments.unwrap_or_default();
+        let result = match self.call(&request.name, args).await {
             Ok(result) => result,
             Err(e) => error_result(&e),
         };
@@ -133,12 +320,12 @@ impl ServerHandler for McpServer {
 }
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
-pub async fn serve_stdio(service: Arc<Service>) -> Result<(), Error> {
+pub async fn serve_stdio(server: McpServer) -> Result<(), Error> {
     use rmcp::ServiceExt as _;
     let internal = |what: &str, e: &dyn std::fmt::Display| {
         Error::new(cu_core::ErrorCode::Internal, format!("{what}: {e}"))
     };
-    let running = McpServer::new(service)
+    let running = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| internal("MCP initialization over stdio failed", &e))?;

@@ -13,8 +13,28 @@ fn schema(value: serde_json::Value) -> Arc<JsonObject> {
     }
 }
 
-/// Every tool this server offers.
+/// Every tool this server offers, each with the optional `machine` every tool takes.
 pub fn definitions() -> Vec<Tool> {
+    let mut tools = local_definitions();
+    for tool in &mut tools {
+        let mut schema = (*tool.input_schema).clone();
+        if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+            let all = if tool.name == "gui_list" {
+                " \"all\" lists every machine's windows."
+            } else {
+                ""
+            };
+            properties.insert(
+                "machine".into(),
+                json!({ "type": "string", "description": format!("A configured remote machine (default: this one). Ids it returns carry its name (lab1/…) and route there by themselves.{all}") }),
+            );
+        }
+        tool.input_schema = Arc::new(schema);
+    }
+    tools
+}
+
+fn local_definitions() -> Vec<Tool> {
     vec![
         Tool::new(
             "gui_list",

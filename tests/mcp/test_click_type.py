@@ -169,6 +169,8 @@ async def test_type_text_into_gtk_qt_firefox_and_chromium(connect, apps, session
     pids = {kind: apps.launch(kind) for kind in ["hebrew", "qt5", "firefox", "chromium"]}
     async with connect() as client:
         w = {kind: await window_of(client, pid, timeout=40) for kind, pid in pids.items()}
+        for browser in ["firefox", "chromium"]:  # the window comes before its page
+            await eventually(client, w[browser]["id"], lambda t: 'text_input "Name"' in t, "the page", timeout=30)
         gtk = await type_and_read_back(client, HEBREW_FORM, "שם", w["hebrew"]["id"], "text_input")
         assert gtk["name"] == "שם:" and gtk["via"] == "semantic"
         # The fixture has one field: a bare role word names it.

@@ -130,6 +130,24 @@ fn apply_file(config: &mut Config, path: &Path) -> Result<(), ConfigError> {
         problem: format!("not valid TOML: {}", e.message().trim()),
     })?;
     for (section, body) in &table {
+        if section == "machines" {
+            let machines = body.as_table().ok_or_else(|| ConfigError {
+                source: source(),
+                key: "machines".into(),
+                problem: "expected [machines.NAME] tables".into(),
+            })?;
+            for (name, machine) in machines {
+                let parsed = super::machines::parse(name, machine).map_err(|(key, problem)| {
+                    ConfigError {
+                        source: source(),
+                        key,
+                        problem,
+                    }
+                })?;
+                config.machines.push(parsed);
+            }
+            continue;
+        }
         let Some(body) = body.as_table() else {
             return Err(ConfigError {
                 source: source(),

@@ -10,6 +10,7 @@
 //! names the key and where it came from, never a silent default.
 
 mod load;
+mod machines;
 mod settings;
 
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use load::{ConfigError, ConfigSource};
+pub use machines::{normalize_fingerprint, MachineConfig, DEFAULT_MACHINE_TIMEOUT};
 pub use settings::{Setting, SETTINGS};
 
 /// Which API the model server speaks.
@@ -96,6 +98,9 @@ pub struct Config {
     pub snapshot_details: bool,
     /// Serve GET /health on 127.0.0.1:8765.
     pub health_http: bool,
+    /// Remote workers this process may forward tool calls to (`[machines.NAME]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub machines: Vec<MachineConfig>,
     /// Where the configuration came from (for `--health` and error messages).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -137,6 +142,7 @@ impl Config {
             image_quality: 70,
             snapshot_details: true,
             health_http: false,
+            machines: Vec::new(),
             file: None,
         }
     }

@@ -227,7 +227,9 @@ impl Service {
             ));
         }
         let info = self.backend.info().await?;
-        let state = self.states.load(&req.state_id, &info.desktop)?;
+        let state = self
+            .states
+            .load(&req.state_id, &self.issuer(&info.desktop))?;
         let window = WindowId(req.window_id.clone());
         if state.window != window {
             return Err(Error::new(

@@ -2,6 +2,7 @@
 //! `type_text`.
 
 mod action;
+mod desktop;
 mod image;
 mod label;
 mod open;
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use cu_core::audit::AuditLog;
 use cu_core::backend::{Backend, BackendInfo};
 use cu_core::config::Config;
-use cu_core::element::{SnapshotOptions, State, Truncation};
+use cu_core::element::{DesktopInstance, SnapshotOptions, State, Truncation};
 use cu_core::outline::{self, OutlineOptions};
 use cu_core::safety::Gate;
 use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
@@ -21,6 +22,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
+pub use desktop::{DesktopAnswer, DesktopRequest};
 pub use label::{
     ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
 };
@@ -33,6 +35,11 @@ pub struct Service {
     states: StateRegistry,
     audit: AuditLog,
     config: Config,
+    /// Set in a worker: this process's random id, added to the desktop marker of every saved
+    /// state, so a restarted worker refuses the states of its previous life.
+    instance: Option<String>,
+    /// Tool calls running now (a worker's `/health` says busy or idle).
+    in_flight: std::sync::atomic::AtomicUsize,
 }
 
 /// `gui_list`'s answer.
@@ -104,6 +111,50 @@ impl Service {
             states: StateRegistry::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
             config,
+            instance: None,
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// A service whose saved states are valid only in this process's life (a remote worker).
+    pub fn for_worker(backend: Arc<dyn Backend>, config: Config) -> Service {
+        Service {
+            instance: Some(StateRegistry::new_id()),
+            ..Service::new(backend, config)
+        }
+    }
+
+    /// The marker saved states carry: the desktop instance, plus the worker's life.
+    fn issuer(&self, desktop: &DesktopInstance) -> DesktopInstance {
+        match &self.instance {
+            Some(life) => DesktopInstance(format!("{}#{life}", desktop.0)),
+            None => desktop.clone(),
+        }
+    }
+
+    /// Counts a tool call as running until the guard drops.
+    pub fn begin_call(&self) -> CallGuard<'_> {
+        self.in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        CallGuard(&self.in_flight)
+    }
+
+    /// Tool calls running now.
+    pub fn calls_in_flight(&self) -> usize {
+        self.in_flight.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Writes one audit record for a call forwarded to another machine.
+    pub fn audit_forward(&self, machine: &str, tool: &str, error: Option<&Error>) {
+        let record = cu_core::audit::AuditRecord {
+            action: Some(format!("forward.{tool}")),
+            machine: Some(machine.to_owned()),
+            result: Some(if error.is_some() { "failed" } else { "ok" }.into()),
+            error_code: error.map(|e| e.code.as_str().to_owned()),
+            ..Default::default()
+        };
+        if let Err(e) = self.audit.append(record, None) {
+            tracing::warn!("audit log: {}", e.message);
         }
     }
 
@@ -127,7 +178,7 @@ impl Service {
         let info = self.backend.info().await?;
         let subtree = match (&req.subtree, &req.state_id) {
             (Some(element), Some(state_id)) => {
-                let earlier = self.states.load(state_id, &info.desktop)?;
+                let earlier = self.states.load(state_id, &self.issuer(&info.desktop))?;
                 Some(earlier.element(element)?.identity.clone())
             }
             (Some(_), None) => {
@@ -168,7 +219,7 @@ impl Service {
         let state = SavedState {
             state_id: StateRegistry::new_id(),
             window: window.clone(),
-            desktop: snapshot.desktop.clone(),
+            desktop: self.issuer(&snapshot.desktop),
             window_bounds: snapshot.window.bounds,
             created_ms: now_ms(),
             elements,
@@ -189,6 +240,15 @@ impl Service {
             image,
             jpeg,
         })
+    }
+}
+
+/// Marks a tool call as running; see [`Service::begin_call`].
+pub struct CallGuard<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

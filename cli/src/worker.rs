@@ -1,0 +1,114 @@
+//! `worker` and `desktop-call`: this machine as a remote worker, and the Desktop page's internal
+//! call from the command line.
+
+use std::sync::Arc;
+
+use cu_core::config::Config;
+use cu_core::error::{Error, ExitCode as CuExit};
+use cu_core::ErrorCode;
+use cu_mcp::remote::Remote as _;
+
+/// What `worker` was given.
+pub(crate) struct WorkerArgs {
+    pub listen: std::net::SocketAddr,
+    pub token_file: Option<std::path::PathBuf>,
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    pub tls_self_signed: bool,
+}
+
+/// Serves this machine's tool service until the process ends.
+pub(crate) async fn run(args: WorkerArgs) -> Result<CuExit, Error> {
+    let config = Config::load()?;
+    let token = cu_mcp::http::read_token(args.token_file.as_deref())?;
+    let (tls, fingerprint) = match (args.tls, args.tls_self_signed) {
+        (Some((cert, key)), _) => (Some(cu_mcp::http::TlsFiles { cert, key }), None),
+        (None, true) => {
+            let made = self_signed(&config, &args.listen)?;
+            (Some(made.0), Some(made.1))
+        }
+        (None, false) => (None, None),
+    };
+    let options = cu_mcp::http::HttpOptions {
+        addr: args.listen,
+        token,
+        insecure_no_auth: false,
+        tls,
+    };
+    cu_mcp::http::check_listener(&options)?;
+    let scheme = if options.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let announce = serde_json::json!({
+        "listening": format!("{scheme}://{}/mcp", args.listen),
+        "fingerprint": fingerprint,
+    });
+    crate::emit_line(&announce);
+    let service = cu_mcp::service::Service::for_worker(cu_backends::platform_backend(), config);
+    let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
+    cu_mcp::http::serve_http(server, options).await?;
+    Ok(CuExit::Success)
+}
+
+#[cfg(feature = "tls")]
+fn self_signed(
+    config: &Config,
+    listen: &std::net::SocketAddr,
+) -> Result<(cu_mcp::http::TlsFiles, String), Error> {
+    let names = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        listen.ip().to_string(),
+    ];
+    let made = cu_worker::tls::self_signed(&config.sessions_dir.join("worker-tls"), &names)?;
+    tracing::info!(fingerprint = %made.fingerprint, "self-signed worker certificate");
+    Ok((
+        cu_mcp::http::TlsFiles {
+            cert: made.cert,
+            key: made.key,
+        },
+        made.fingerprint,
+    ))
+}
+
+#[cfg(not(feature = "tls"))]
+fn self_signed(
+    _: &Config,
+    _: &std::net::SocketAddr,
+) -> Result<(cu_mcp::http::TlsFiles, String), Error> {
+    Err(Error::new(
+        ErrorCode::ConfigInvalid,
+        "this build has no TLS (cargo feature `tls`)",
+    ))
+}
+
+/// Runs one internal desktop request on `machine` (or here, for `local`).
+pub(crate) async fn desktop_call(
+    machine: &str,
+    request_json: &str,
+    service: cu_mcp::service::Service,
+) -> Result<serde_json::Value, Error> {
+    let request: serde_json::Value = serde_json::from_str(request_json).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!("REQUEST_JSON is not JSON: {e}"),
+        )
+    })?;
+    let summarize = cu_mcp::server::answer_json;
+    let args = request.as_object().cloned().unwrap_or_default();
+    if machine == "local" {
+        let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
+        return summarize(
+            server
+                .call(cu_mcp::server::INTERNAL_DESKTOP_CALL, args)
+                .await?,
+        );
+    }
+    let remote = cu_worker::RemoteMachines::new(&service.config().machines);
+    summarize(
+        remote
+            .call(machine, cu_mcp::server::INTERNAL_DESKTOP_CALL, args)
+            .await?,
+    )
+}

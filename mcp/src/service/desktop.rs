@@ -1,0 +1,113 @@
+//! The internal call behind the Desktop page: a person's view of one window and their input,
+//! outside the model's `state_id` rules. Never an MCP tool: a worker answers it only as the
+//! unlisted `_desktop` call of its authenticated listener, and a controller's own MCP server
+//! refuses it.
+//!
+//! Every image is stamped with the geometry it was taken with, and every input carries the
+//! geometry of the image it was aimed at: if the window moved, was resized or is gone, the
+//! input is refused (`WINDOW_MOVED`, `WINDOW_NOT_FOUND`) and nothing is sent. Points outside the
+//! window are refused by the backend.
+
+use cu_core::backend::InputEvent;
+use cu_core::geometry::Rect;
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use super::image::{capture_jpeg, ImageInfo};
+use super::{ListResult, Service};
+
+/// One internal desktop request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DesktopRequest {
+    /// The windows.
+    Windows,
+    /// A JPEG of one window and the geometry it was taken with.
+    Capture {
+        /// The window.
+        window_id: String,
+    },
+    /// Input aimed at an image taken with `geometry`.
+    Input {
+        /// The window.
+        window_id: String,
+        /// The geometry stamped on the image the input was aimed at.
+        geometry: Rect,
+        /// The input, in window-relative pixels.
+        event: InputEvent,
+    },
+}
+
+/// The answer to a [`DesktopRequest`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum DesktopAnswer {
+    /// The windows.
+    Windows(ListResult),
+    /// An image and its geometry.
+    Capture {
+        /// The window's rectangle when the image was taken.
+        geometry: Option<Rect>,
+        /// Size and scale of the image.
+        image: ImageInfo,
+        /// The JPEG (sent as image content).
+        #[serde(skip)]
+        jpeg: Vec<u8>,
+    },
+    /// The input was sent.
+    Sent {
+        /// Always true.
+        sent: bool,
+    },
+}
+
+impl Service {
+    /// Runs one internal desktop request.
+    pub async fn desktop(&self, req: &DesktopRequest) -> Result<DesktopAnswer> {
+        match req {
+            DesktopRequest::Windows => Ok(DesktopAnswer::Windows(self.gui_list().await?)),
+            DesktopRequest::Capture { window_id } => {
+                let window = WindowId(window_id.clone());
+                let geometry = self.current_bounds(&window).await?;
+                let shot = capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
+                Ok(DesktopAnswer::Capture {
+                    geometry,
+                    image: shot.info,
+                    jpeg: shot.jpeg,
+                })
+            }
+            DesktopRequest::Input {
+                window_id,
+                geometry,
+                event,
+            } => {
+                let window = WindowId(window_id.clone());
+                let now = self.current_bounds(&window).await?;
+                if now != Some(*geometry) {
+                    return Err(Error::new(
+                        ErrorCode::WindowMoved,
+                        format!("the window is now at {now:?}, not where the image showed it; nothing was sent"),
+                    )
+                    .with_suggestion("Refresh the view and aim again."));
+                }
+                self.backend.input(&window, event).await?;
+                Ok(DesktopAnswer::Sent { sent: true })
+            }
+        }
+    }
+
+    async fn current_bounds(&self, window: &WindowId) -> Result<Option<Rect>> {
+        let windows = self.backend.list_windows().await?;
+        windows
+            .into_iter()
+            .find(|w| &w.id == window)
+            .map(|w| w.bounds)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::WindowNotFound,
+                    format!("window {window} is gone"),
+                )
+            })
+    }
+}

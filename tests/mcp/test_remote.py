@@ -1,0 +1,330 @@
+"""The remote worker: three workers, each with its own headless desktop and its own network
+address (a network namespace with a veth pair, made here and removed after), TLS with a pinned
+self-signed certificate, and one controller (the real binary over stdio, driven by the official
+MCP SDK) that forwards calls by `machine`."""
+import asyncio
+import contextlib
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, ROOT, result_json
+
+pytestmark = pytest.mark.anyio
+TOKEN = "worker-token-0123456789abcdef"
+DESKTOPS = {"w1": 71, "w2": 72, "w3": 73}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def sh(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw)
+
+
+def desktop_env(n):
+    env = dict(os.environ)
+    for line in pathlib.Path(f"/tmp/deskenv-{n}/env").read_text().splitlines():
+        m = re.match(r"export (\w+)='?([^']*)'?$", line)
+        if m:
+            env[m.group(1)] = m.group(2)
+    return env
+
+
+class Worker:
+    def __init__(self, name, n, index, tmp):
+        self.name, self.n, self.ns = name, n, f"cuw{index}"
+        self.host_ip, self.ip = f"10.77.{index}.1", f"10.77.{index}.2"
+        self.sessions = tmp / f"{name}-sessions"
+        self.sessions.mkdir()
+        self.token_file = tmp / f"{name}.token"
+        self.token_file.write_text(TOKEN)
+        self.proc = None
+        self.fingerprint = None
+
+    def network_up(self):
+        i = self.ns.removeprefix("cuw")
+        sh("ip", "netns", "add", self.ns)
+        sh("ip", "link", "add", f"cuv{i}a", "type", "veth", "peer", "name", f"cuv{i}b")
+        sh("ip", "link", "set", f"cuv{i}b", "netns", self.ns)
+        sh("ip", "addr", "add", f"{self.host_ip}/24", "dev", f"cuv{i}a")
+        sh("ip", "link", "set", f"cuv{i}a", "up")
+        sh("ip", "netns", "exec", self.ns, "ip", "addr", "add", f"{self.ip}/24", "dev", f"cuv{i}b")
+        sh("ip", "netns", "exec", self.ns, "ip", "link", "set", f"cuv{i}b", "up")
+        sh("ip", "netns", "exec", self.ns, "ip", "link", "set", "lo", "up")
+
+    def network_down(self):
+        i = self.ns.removeprefix("cuw")
+        subprocess.run(["ip", "link", "del", f"cuv{i}a"], capture_output=True)
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+    def command(self, *extra):
+        return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file), *extra]
+
+    def start(self):
+        env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions))
+        self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", "--tls-self-signed"),
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        announce = json.loads(self.proc.stdout.readline())
+        self.fingerprint = announce["fingerprint"]
+        assert announce["listening"] == f"https://{self.ip}:8443/mcp"
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection((self.ip, 8443), timeout=0.2):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"worker {self.name} never listened")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def launch(self, app):
+        out = sh("bash", str(ROOT / "scripts/desktop/launch-apps.sh"), str(self.n), app)
+        return int(re.search(r"^%s=(\d+)$" % re.escape(app), out.stdout, re.M).group(1))
+
+
+def silent_server():
+    """A TCP server that accepts connections and never answers."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(16)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                held.append(s.accept()[0])
+            except OSError:
+                return
+    threading.Thread(target=accept, daemon=True).start()
+    return s
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, request):
+    if os.environ.get("CI") != "true" and not os.environ.get("MCP_CU_TEST_DESKTOP"):
+        pytest.skip("SKIPPED: no test desktop (run scripts/test.sh)")
+    if os.geteuid() != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the remote tests need root for network namespaces")
+        pytest.skip("SKIPPED: network namespaces need root")
+    tmp = tmp_path_factory.mktemp("lab")
+    workers = {name: Worker(name, n, i, tmp) for i, (name, n) in enumerate(DESKTOPS.items(), start=1)}
+    silent = silent_server()
+    try:
+        for w in workers.values():
+            sh("bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(w.n))
+            w.network_up()
+            w.start()
+        yield tmp, workers, silent.getsockname()[1]
+    finally:
+        silent.close()
+        for w in workers.values():
+            w.stop()
+            w.network_down()
+            subprocess.run(["bash", str(ROOT / "scripts/desktop/stop-desktop.sh"), str(w.n), "--purge"],
+                           capture_output=True)
+
+
+def controller_config(tmp, workers, silent_port):
+    bad_token = tmp / "bad.token"
+    bad_token.write_text("wrong-token-0123456789abcdef")
+    lines = []
+    for w in workers.values():
+        lines += [f"[machines.{w.name}]", f'url = "https://{w.ip}:8443/mcp"', f'token_file = "{w.token_file}"',
+                  f'fingerprint = "{w.fingerprint}"', "timeout_seconds = 20", ""]
+    w1 = workers["w1"]
+    lines += ["[machines.badtoken]", f'url = "https://{w1.ip}:8443/mcp"', f'token_file = "{bad_token}"',
+              f'fingerprint = "{w1.fingerprint}"', "",
+              "[machines.wrongcert]", f'url = "https://{w1.ip}:8443/mcp"', f'token_file = "{w1.token_file}"',
+              f'fingerprint = "{"ab" * 32}"', "",
+              "[machines.silent]", f'url = "http://127.0.0.1:{silent_port}/mcp"', f'token_file = "{w1.token_file}"',
+              "timeout_seconds = 3", ""]
+    path = tmp / "controller.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+@pytest.fixture
+def controller(lab, server_env):
+    tmp, workers, silent_port = lab
+    env = dict(server_env, MCP_CU_CONFIG=str(controller_config(tmp, workers, silent_port)))
+    return lambda: Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60), env
+
+
+async def call(client, tool, args):
+    return result_json(await client.call_tool(tool, args))
+
+
+async def window_on(client, machine, pid, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        err, res = await call(client, "gui_list", {"machine": machine})
+        assert not err, res
+        for w in res["windows"]:
+            if w.get("pid") == pid:
+                return w
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"no window of pid {pid} on {machine}")
+
+
+async def test_three_machines_listed_driven_and_observed(lab, controller, sessions_dir):
+    _, workers, _ = lab
+    connect, _ = controller
+    calc = workers["w1"].launch("calc")
+    form = workers["w2"].launch("hebrew")
+    qt = workers["w3"].launch("qt5")
+    async with connect() as client:
+        tools = await client.list_tools()
+        assert "_desktop" not in {t.name for t in tools.tools}
+        assert all("machine" in t.input_schema["properties"] for t in tools.tools)
+        w_calc = await window_on(client, "w1", calc)
+        w_form = await window_on(client, "w2", form)
+        w_qt = await window_on(client, "w3", qt)
+        assert w_calc["id"].startswith("w1/x11:") and w_form["id"].startswith("w2/")
+
+        err, res = await call(client, "gui_list", {"machine": "all"})
+        assert not err, res
+        by_machine = {m["machine"]: m for m in res["machines"]}
+        assert {"local", "w1", "w2", "w3", "silent", "badtoken", "wrongcert"} <= set(by_machine)
+        assert any(w["id"] == w_qt["id"] for w in by_machine["w3"]["windows"])
+        assert by_machine["badtoken"]["error"]["code"] == "UNAUTHORIZED"
+
+        # Act on w1's calculator while observing w2's form, concurrently.
+        click = call(client, "click", {"app": w_calc["id"], "steps": ["7", "×", "6", "="]})
+        observe = client.call_tool("gui_state", {"window_id": w_form["id"], "screenshot": True})
+        (err1, res1), raw = await asyncio.gather(click, observe)
+        assert not err1, res1
+        assert res1["window_id"] == w_calc["id"]
+        assert any(getattr(b, "type", "") == "image" for b in raw.content), "the screenshot arrives as image content"
+        err, state = result_json(raw)
+        assert not err and state["state_id"].startswith("w2/") and "שלח" in state["outline"]
+        deadline = time.time() + 5
+        while True:
+            err, calc_state = await call(client, "gui_state", {"window_id": w_calc["id"]})
+            assert not err, calc_state
+            if 'text_area ="42"' in calc_state["outline"]:
+                break
+            assert time.time() < deadline, calc_state["outline"]
+            await asyncio.sleep(0.1)
+
+        # A state routes by itself; a local id or another machine's id with machine=w1 is refused.
+        err, res = await call(client, "gui_action", {"window_id": w_form["id"], "state_id": state["state_id"],
+                                                      "actions": [{"type": "wait", "ms": 1}]})
+        assert not err, res
+        err, res = await call(client, "gui_state", {"window_id": w_calc["id"].split("/", 1)[1], "machine": "w1"})
+        assert err and res["error"]["code"] == "INVALID_ARGUMENT", res
+        err, res = await call(client, "gui_state", {"window_id": w_form["id"], "machine": "w1"})
+        assert err and res["error"]["code"] == "INVALID_ARGUMENT", res
+
+        # The gate applies on the machine that acts.
+        err, res = await call(client, "click", {"app": w_form["id"], "target": "שלח"})
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+        # The internal call is refused through the controller's MCP surface.
+        err, res = await call(client, "_desktop", {"op": "windows", "machine": "w1"})
+        assert err and res["error"]["code"] == "INVALID_ARGUMENT"
+
+    log = [json.loads(line) for line in (sessions_dir / "actions.log").read_text().splitlines()]
+    assert any(r.get("machine") == "w1" and r.get("action") == "forward.click" and r["result"] == "ok" for r in log)
+    worker_log = [json.loads(line) for line in (workers["w2"].sessions / "actions.log").read_text().splitlines()]
+    assert any(r.get("action") == "click" and r.get("error_code") == "DANGEROUS_ACTION_NEEDS_CONFIRMATION" for r in worker_log)
+
+
+async def test_failures_are_bounded_and_named(lab, controller):
+    _, workers, _ = lab
+    connect, _ = controller
+    async with connect() as client:
+        err, res = await call(client, "gui_list", {"machine": "badtoken"})
+        assert err and res["error"]["code"] == "UNAUTHORIZED", res
+        err, res = await call(client, "gui_list", {"machine": "wrongcert"})
+        assert err and res["error"]["code"] == "MACHINE_UNREACHABLE" and res["error"]["retryable"] is False, res
+        t = time.time()
+        err, res = await call(client, "gui_list", {"machine": "silent"})
+        assert err and res["error"]["code"] == "MACHINE_UNREACHABLE" and res["error"]["retryable"] is True, res
+        assert time.time() - t < 8, "bounded by the machine's timeout"
+        assert res["error"]["details"]["machine"] == "silent"
+
+        # A worker killed mid-session and restarted: its old state is refused, the controller
+        # reconnects by itself.
+        w1 = workers["w1"]
+        pid = w1.launch("zenity-entry")
+        w = await window_on(client, "w1", pid)
+        err, state = await call(client, "gui_state", {"window_id": w["id"]})
+        assert not err, state
+        w1.stop()
+        err, res = await call(client, "gui_list", {"machine": "w1"})
+        assert err and res["error"]["code"] == "MACHINE_UNREACHABLE", res
+        w1.start()
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                      "actions": [{"type": "wait", "ms": 1}]})
+        assert err and res["error"]["code"] == "STATE_EXPIRED", res
+        err, res = await call(client, "gui_list", {"machine": "w1"})
+        assert not err and any(x["id"] == w["id"] for x in res["windows"]), res
+
+
+def test_listener_rules_and_health(lab):
+    _, workers, _ = lab
+    w1 = workers["w1"]
+    env = dict(desktop_env(w1.n), MCP_CU_SESSIONS_DIR=str(w1.sessions))
+    # A non-loopback bind without TLS is refused at start-up.
+    out = subprocess.run(w1.command("--listen", f"{w1.ip}:9000"), env=env, capture_output=True, text=True, timeout=20)
+    assert out.returncode == 2 and "needs TLS" in out.stdout, out
+    health = sh("ip", "netns", "exec", w1.ns, "curl", "-sk", f"https://{w1.ip}:8443/health").stdout
+    assert json.loads(health)["status"] in ("idle", "busy")
+    # Nothing runs without the token.
+    code = sh("ip", "netns", "exec", w1.ns, "curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+              "-H", "content-type: application/json", "-d", "{}", f"https://{w1.ip}:8443/mcp").stdout
+    assert code == "401"
+
+
+def test_internal_call_through_the_controller(lab, controller):
+    _, workers, _ = lab
+    _, env = controller
+    out = subprocess.run([BIN, "desktop-call", "w3", '{"op":"windows"}'], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out
+    windows = json.loads(out.stdout)["windows"]
+    assert windows and all(not w["id"].startswith("w3/") for w in windows), "the worker's own ids"
+    wid = windows[0]["id"]
+    out = subprocess.run([BIN, "desktop-call", "w3", json.dumps({"op": "capture", "window_id": wid})],
+                         env=env, capture_output=True, text=True, timeout=60)
+    shot = json.loads(out.stdout)
+    assert out.returncode == 0 and shot["jpeg_bytes"][0] > 1000 and shot["geometry"]["w"] > 0, out
+    moved = dict(shot["geometry"], x=shot["geometry"]["x"] + 5)
+    event = {"kind": "move", "at": {"x": 5, "y": 5}}
+    out = subprocess.run([BIN, "desktop-call", "w3", json.dumps({"op": "input", "window_id": wid, "geometry": moved, "event": event})],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and json.loads(out.stdout)["error"]["code"] == "WINDOW_MOVED", out
+    out = subprocess.run([BIN, "desktop-call", "w3", json.dumps({"op": "input", "window_id": wid, "geometry": shot["geometry"], "event": event})],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and json.loads(out.stdout)["sent"] is True, out
+
+
+async def test_concurrent_clients_across_workers_mix_nothing(lab, controller):
+    _, workers, _ = lab
+    connect, _ = controller
+    pids = {name: w.launch("qt6") for name, w in workers.items()}
+
+    async def one_client(name):
+        async with connect() as client:
+            w = await window_on(client, name, pids[name])
+            for _ in range(4):
+                err, state = await call(client, "gui_state", {"window_id": w["id"]})
+                assert not err, state
+                assert state["state_id"].startswith(f"{name}/") and state["window"]["id"] == w["id"]
+                err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                              "actions": [{"type": "wait", "ms": 1}]})
+                assert not err, res
+    await asyncio.gather(*(one_client(name) for name in workers), one_client("w1"))
