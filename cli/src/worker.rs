@@ -40,12 +40,34 @@ pub(crate) async fn run(args: WorkerArgs) -> Result<CuExit, Error> {
     } else {
         "http"
     };
+    let backend = cu_backends::platform_backend();
+    // Say at once whether this user's desktop session is reachable; without one the worker
+    // still serves, and its GUI calls answer GUI_UNAVAILABLE with the same reason.
+    let problems: Vec<String> = backend
+        .health()
+        .await
+        .into_iter()
+        .filter(|check| !check.ok)
+        .map(|check| format!("{}: {}", check.name, check.detail))
+        .collect();
+    if !problems.is_empty() {
+        tracing::warn!(
+            "no desktop session reachable as this user ({}); run the worker as the user who owns the graphical session",
+            problems.join("; ")
+        );
+    }
+    let desktop = if problems.is_empty() {
+        "available".to_owned()
+    } else {
+        format!("unavailable: {}", problems.join("; "))
+    };
     let announce = serde_json::json!({
         "listening": format!("{scheme}://{}/mcp", args.listen),
         "fingerprint": fingerprint,
+        "desktop": desktop,
     });
     crate::emit_line(&announce);
-    let service = cu_mcp::service::Service::for_worker(cu_backends::platform_backend(), config);
+    let service = cu_mcp::service::Service::for_worker(backend, config);
     let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
     cu_mcp::http::serve_http(server, options).await?;
     Ok(CuExit::Success)

@@ -238,3 +238,30 @@ async def test_concurrent_clients_across_workers_mix_nothing(lab, controller):
                                                               "actions": [{"type": "wait", "ms": 1}]})
                 assert not err, res
     await asyncio.gather(*(one_client(name) for name in workers), one_client("w1"))
+
+
+async def test_a_worker_without_a_desktop_says_so_and_keeps_serving(tmp_path):
+    """Direct to a worker (the controller's own view of it): no session reachable as this user."""
+    from conftest import TOKEN, _free_port
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    port = _free_port()
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MCP_CU_SESSIONS_DIR": str(tmp_path / "s"),
+           "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    proc = subprocess.Popen([BIN, "worker", "--listen", f"127.0.0.1:{port}", "--token-file", str(token_file)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        announce = json.loads(proc.stdout.readline())
+        assert announce["desktop"].startswith("unavailable"), announce
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "gui_list" in names and "_desktop" not in names
+            for _ in range(2):  # it keeps serving
+                err, res = result_json(await client.call_tool("gui_list", {}))
+                assert err and res["error"]["code"] == "GUI_UNAVAILABLE", res
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
