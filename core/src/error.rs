@@ -52,6 +52,12 @@ codes! {
     /// The safety gate stopped an action that needs explicit confirmation.
     DangerousActionNeedsConfirmation => "DANGEROUS_ACTION_NEEDS_CONFIRMATION", false,
         "Ask the user; if they agree, call again with confirm_dangerous=true.";
+    /// A person denied the action on the Desktop page.
+    ApprovalDenied => "APPROVAL_DENIED", false,
+        "The user said no: do not retry this action; ask them what to do instead.";
+    /// Nobody approved or denied the action in time.
+    ApprovalTimeout => "APPROVAL_TIMEOUT", true,
+        "Ask the user to watch the Desktop page (mcp-computer-use webui) and call again.";
     /// The question is longer than allowed.
     QuestionTooLong => "QUESTION_TOO_LONG", false,
         "Ask one short, focused question (see max_question_chars).";

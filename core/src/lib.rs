@@ -15,11 +15,13 @@
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
-//! - [`safety`]: the blocklist gate every acting tool passes.
+//! - [`safety`]: the blocklist gate every acting tool passes;
+//! - [`approvals`]: pending approvals a person decides on the Desktop page.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
 //! tested anywhere.
 
+pub mod approvals;
 pub mod audit;
 pub mod backend;
 pub mod config;

@@ -109,7 +109,8 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     diff == 0
 }
 
-fn unauthorized() -> Response {
+/// The 401 answer every listener gives for a missing or wrong token.
+pub fn unauthorized() -> Response {
     let body = Error::new(ErrorCode::Unauthorized, "missing or wrong bearer token")
         .to_json()
         .to_string();
@@ -135,12 +136,8 @@ pub const MAX_REQUESTS_PER_SECOND: f64 = 50.0;
 pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
     let service = server.service().clone();
     let port = options.addr.port();
-    let bound = options.addr.ip().to_string();
     let mut config = StreamableHttpServerConfig::default();
-    config.allowed_hosts = ["localhost", "127.0.0.1", "::1", "[::1]", bound.as_str()]
-        .iter()
-        .flat_map(|h| [h.to_string(), format!("{h}:{port}")])
-        .collect();
+    config.allowed_hosts = allowed_hosts(&options.addr);
     config = config.with_allowed_origins([
         format!("http://localhost:{port}"),
         format!("http://127.0.0.1:{port}"),
@@ -261,9 +258,20 @@ impl RateLimit {
     }
 }
 
-/// Serves until the process ends.
+/// Serves MCP at `/mcp` until the process ends.
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), Error> {
     check_listener(&options)?;
+    let app = router(server, &options);
+    serve_router(app, &options, "MCP at /mcp").await
+}
+
+/// Serves any router under the listener rules (checked first): TLS when configured.
+pub async fn serve_router(
+    app: axum::Router,
+    options: &HttpOptions,
+    what: &str,
+) -> Result<(), Error> {
+    check_listener(options)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
         .map_err(|e| {
@@ -272,8 +280,7 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), E
                 format!("cannot listen on {}: {e}", options.addr),
             )
         })?;
-    tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving MCP at /mcp");
-    let app = router(server, &options);
+    tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving {what}");
     match &options.tls {
         #[cfg(feature = "tls")]
         Some(files) => tls::serve(listener, app, files).await,
@@ -286,6 +293,16 @@ pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), E
             .await
             .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP server failed: {e}"))),
     }
+}
+
+/// Host names a listener on `addr` accepts in `Host` (DNS-rebinding defence).
+pub fn allowed_hosts(addr: &SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let bound = addr.ip().to_string();
+    ["localhost", "127.0.0.1", "::1", "[::1]", bound.as_str()]
+        .iter()
+        .flat_map(|h| [h.to_string(), format!("{h}:{port}")])
+        .collect()
 }
 
 #[cfg(feature = "tls")]

@@ -30,6 +30,38 @@ pub trait Remote: Send + Sync {
     ) -> Result<CallToolResult, Error>;
 }
 
+/// The Desktop page's internal call on `machine`: the JSON answer, and the JPEG of a capture.
+pub async fn call_desktop(
+    remote: &dyn Remote,
+    machine: &str,
+    request: serde_json::Value,
+) -> Result<(Value, Option<Vec<u8>>), Error> {
+    use base64::Engine as _;
+    let args = match request {
+        Value::Object(map) => map,
+        _ => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the request must be a JSON object",
+            ))
+        }
+    };
+    let result = remote
+        .call(machine, crate::server::INTERNAL_DESKTOP_CALL, args)
+        .await?;
+    let jpeg = result
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .and_then(|i| {
+            base64::engine::general_purpose::STANDARD
+                .decode(&i.data)
+                .ok()
+        });
+    let value = crate::server::answer_json(result)?;
+    Ok((value, jpeg))
+}
+
 /// Where a call goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {

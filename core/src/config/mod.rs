@@ -84,6 +84,9 @@ pub struct Config {
     pub safety_blocklist: Vec<String>,
     /// More extra blocked words (same effect; kept for the predecessor's two names).
     pub safety_blocklist_extra: Vec<String>,
+    /// Actions the gate stops wait for a person's approval on the Desktop page (and
+    /// `confirm_dangerous` alone is not enough).
+    pub approvals: bool,
     /// `type_text` limit, characters.
     pub max_type_chars: u32,
     /// `look_at_screen` question limit, characters.
@@ -135,6 +138,7 @@ impl Config {
             action_log_ttl_hours: 24,
             safety_blocklist: Vec::new(),
             safety_blocklist_extra: Vec::new(),
+            approvals: false,
             max_type_chars: 2000,
             max_question_chars: 300,
             image_timeout: 15.0,

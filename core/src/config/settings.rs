@@ -177,6 +177,8 @@ pub static SETTINGS: &[Setting] = &[
         doc: "More blocked words; they only add to the built-in list.", apply: |c, v| c.safety_blocklist = as_words(v) },
     Setting { key: "safety.blocklist_extra", env: "MCP_CU_SAFETY_BLOCKLIST_EXTRA", kind: Kind::Words,
         doc: "More blocked words (same effect).", apply: |c, v| c.safety_blocklist_extra = as_words(v) },
+    Setting { key: "safety.approvals", env: "MCP_CU_APPROVALS", kind: Kind::Bool,
+        doc: "Blocked actions wait for a person's yes on the Desktop page (confirm_dangerous alone is not enough).", apply: |c, v| c.approvals = as_bool(v) },
     Setting { key: "limits.max_type_chars", env: "MCP_CU_MAX_TYPE_CHARS", kind: Kind::Int { min: 1, max: 1_000_000 },
         doc: "Longest text type_text accepts.", apply: |c, v| c.max_type_chars = as_u32(v) },
     Setting { key: "limits.max_question_chars", env: "MCP_CU_MAX_QUESTION_CHARS", kind: Kind::Int { min: 1, max: 100_000 },

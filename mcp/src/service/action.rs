@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use cu_core::approvals::Target;
 use cu_core::audit::AuditRecord;
 use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::element::{Snapshot, SnapshotOptions};
@@ -21,6 +22,7 @@ use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
+use super::approval::Blocked;
 use super::Service;
 
 /// `gui_action`'s request.
@@ -252,7 +254,16 @@ impl Service {
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
         }
-        self.check_safety(&plans, &state, req.confirm_dangerous)?;
+        for blocked in self.blocked_steps(&plans, &state) {
+            let title = self.title_of(&window).await;
+            let approved = self
+                .settle_blocked(&window, &title, blocked.clone(), req.confirm_dangerous)
+                .await?;
+            if approved.is_some() {
+                self.still_as_approved(&window, &state, &plans[blocked.step])
+                    .await?;
+            }
+        }
         self.states.consume(&state.state_id)?;
 
         let mut results = Vec::with_capacity(plans.len());
@@ -324,7 +335,9 @@ impl Service {
         Ok(())
     }
 
-    fn check_safety(&self, plans: &[Plan], state: &SavedState, confirmed: bool) -> Result<()> {
+    /// The steps the safety gate stops, in order.
+    fn blocked_steps(&self, plans: &[Plan], state: &SavedState) -> Vec<Blocked> {
+        let mut blocked = Vec::new();
         // What has focus as the steps run: the observation's focus, then what a step focused.
         let mut focused: Option<SavedElement> = state.elements.iter().find(|e| e.focused).cloned();
         for (step, plan) in plans.iter().enumerate() {
@@ -369,27 +382,66 @@ impl Service {
                 } => focused = state.element_at(*at).cloned(),
                 _ => {}
             }
-            let Some((label, _)) = label else { continue };
+            let Some((label, element)) = label else {
+                continue;
+            };
             if let Decision::NeedsConfirmation {
                 label,
                 matched_rule,
             } = self.gate.check(&label)
             {
-                if !confirmed {
-                    let element = state.elements.iter().find(|e| e.name == label);
-                    return Err(Error::new(
-                        ErrorCode::DangerousActionNeedsConfirmation,
-                        format!("step {step} would activate {label:?}, which matches the blocked word {matched_rule:?}"),
-                    )
-                    .with_details(serde_json::json!({
-                        "step": step,
-                        "would_activate": { "element_id": element.map(|e| &e.id), "role": element.map(|e| e.role), "name": label },
-                        "matched_rule": matched_rule,
-                    })));
-                }
+                let point = match plan {
+                    Plan::Point { at, .. } => Some(*at),
+                    _ => None,
+                };
+                let element = element.or_else(|| state.elements.iter().find(|e| e.name == label));
+                blocked.push(Blocked {
+                    step,
+                    action: format!("gui_action.{}", kind_name(plan)),
+                    label,
+                    matched_rule,
+                    target: element.map(|e| Target {
+                        role: e.role,
+                        name: e.name.clone(),
+                        bounds: e.bounds,
+                    }),
+                    point,
+                });
             }
         }
-        Ok(())
+        blocked
+    }
+
+    async fn title_of(&self, window: &WindowId) -> String {
+        self.backend
+            .list_windows()
+            .await
+            .ok()
+            .and_then(|all| all.into_iter().find(|w| &w.id == window))
+            .map(|w| w.title)
+            .unwrap_or_default()
+    }
+
+    /// After a person's yes: the element is still there with the same role and name, or for a
+    /// coordinate step the window has not moved.
+    async fn still_as_approved(
+        &self,
+        window: &WindowId,
+        state: &SavedState,
+        plan: &Plan,
+    ) -> Result<()> {
+        let element = match plan {
+            Plan::Element { element, .. }
+            | Plan::SetValue { element, .. }
+            | Plan::Focus { element } => element,
+            Plan::Type {
+                into: Some(element),
+                ..
+            } => element,
+            _ => return self.check_geometry(window, state).await,
+        };
+        self.unchanged_since_approval(window, &element.identity, element.role, &element.name)
+            .await
     }
 
     /// Runs one step; returns how it was done.
@@ -584,6 +636,24 @@ pub(super) fn fingerprint(snapshot: &Snapshot) -> u64 {
         (n.role, &n.name, &n.value, n.states, n.children.len()).hash(&mut h);
     }
     h.finish()
+}
+
+fn kind_name(plan: &Plan) -> &'static str {
+    match plan {
+        Plan::Element { kind, .. } | Plan::Point { kind, .. } => match kind {
+            Kind::Click => "click",
+            Kind::DoubleClick => "double_click",
+            Kind::RightClick => "right_click",
+            Kind::Move => "move",
+            Kind::Scroll { .. } => "scroll",
+        },
+        Plan::Drag { .. } => "drag",
+        Plan::Type { .. } => "type",
+        Plan::Key { .. } => "key",
+        Plan::SetValue { .. } => "set_value",
+        Plan::Focus { .. } => "focus",
+        Plan::Wait { .. } => "wait",
+    }
 }
 
 fn activating(keys: &str) -> bool {

@@ -33,6 +33,28 @@ pub(crate) async fn capture_jpeg(
     window: &WindowId,
     config: &Config,
 ) -> Result<Shot> {
+    capture_region(backend, window, config, None).await
+}
+
+/// A JPEG of the part of the window around `around` (80 px of margin), unscaled: the crop an
+/// approval shows.
+pub(crate) async fn capture_crop(
+    backend: &dyn Backend,
+    window: &WindowId,
+    config: &Config,
+    around: cu_core::geometry::Rect,
+) -> Result<Vec<u8>> {
+    Ok(capture_region(backend, window, config, Some(around))
+        .await?
+        .jpeg)
+}
+
+async fn capture_region(
+    backend: &dyn Backend,
+    window: &WindowId,
+    config: &Config,
+    around: Option<cu_core::geometry::Rect>,
+) -> Result<Shot> {
     let timeout = std::time::Duration::from_secs_f64(config.image_timeout);
     let raw = tokio::time::timeout(timeout, backend.capture(window))
         .await
@@ -48,7 +70,23 @@ pub(crate) async fn capture_jpeg(
             "the capture has the wrong size",
         )
     })?;
-    let rgb = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
+    let mut rgb = image::DynamicImage::ImageRgba8(rgba).to_rgb8();
+    if let Some(r) = around {
+        const MARGIN: i32 = 80;
+        let (iw, ih) = (rgb.width() as i32, rgb.height() as i32);
+        let x0 = (r.x - MARGIN).clamp(0, iw - 1);
+        let y0 = (r.y - MARGIN).clamp(0, ih - 1);
+        let x1 = (r.x + r.width + MARGIN).clamp(x0 + 1, iw);
+        let y1 = (r.y + r.height + MARGIN).clamp(y0 + 1, ih);
+        rgb = image::imageops::crop_imm(
+            &rgb,
+            x0 as u32,
+            y0 as u32,
+            (x1 - x0) as u32,
+            (y1 - y0) as u32,
+        )
+        .to_image();
+    }
     let (w, h) = rgb.dimensions();
     let max_width = config.image_max_width.max(1);
     let (rgb, scale) = if w > max_width {

