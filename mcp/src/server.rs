@@ -179,7 +179,8 @@ impl McpServer {
                 let request: DesktopRequest = parse(args)?;
                 let answer = self.service.desktop(&request).await?;
                 let mut result = json_result(&answer);
-                if let DesktopAnswer::Capture { jpeg, .. } = &answer {
+                if let DesktopAnswer::Capture { jpeg, .. } | DesktopAnswer::Crop { jpeg } = &answer
+                {
                     result.content.push(jpeg_block(jpeg));
                 }
                 Ok(result)

@@ -41,6 +41,7 @@ class Worker:
         self.token_file.write_text(TOKEN)
         self.proc = None
         self.fingerprint = None
+        self.extra_env = {}
 
     def network_up(self):
         i = self.ns.removeprefix("cuw")
@@ -62,7 +63,7 @@ class Worker:
         return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file), *extra]
 
     def start(self):
-        env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions))
+        env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions), **self.extra_env)
         self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", "--tls-self-signed"),
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         announce = json.loads(self.proc.stdout.readline())

@@ -33,6 +33,7 @@ def lab(tmp_path_factory, request):
         pytest.skip("SKIPPED: network namespaces need root")
     tmp = tmp_path_factory.mktemp("lab")
     workers = {name: Worker(name, n, i, tmp) for i, (name, n) in enumerate(DESKTOPS.items(), start=1)}
+    workers["w3"].extra_env = {"MCP_CU_APPROVALS": "1"}  # w3's gate waits for a person
     silent = silent_server()
     try:
         for w in workers.values():
@@ -265,3 +266,37 @@ async def test_a_worker_without_a_desktop_says_so_and_keeps_serving(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+async def test_a_remote_approval_is_decided_on_the_controllers_page(lab, controller, tmp_path):
+    """w3's gate holds a click for a person; the controller's Desktop page shows and approves it."""
+    from conftest import _free_port
+    from test_webui import TOKEN as PAGE_TOKEN, Browser
+
+    _, workers, _ = lab
+    connect, env = controller
+    port = _free_port()
+    page = subprocess.Popen([BIN, "webui", "--listen", f"127.0.0.1:{port}"], env=dict(env, MCP_CU_HTTP_TOKEN=PAGE_TOKEN),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    browser = Browser()
+    try:
+        pid = workers["w3"].launch("zenity")
+        async with connect() as client:
+            w = await window_on(client, "w3", pid)
+            for _ in range(50):
+                if subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0:
+                    break
+                time.sleep(0.1)
+            browser("open", url=f"http://127.0.0.1:{port}/?token={PAGE_TOKEN}")
+            waiting = asyncio.create_task(call(client, "click", {"app": w["id"], "target": "Delete"}))
+            shown = await browser.later("wait_approval")
+            assert "on w3" in shown["text"] and "Delete" in shown["text"] and shown["crop"] == 1, shown
+            await browser.later("decide", approve=True)
+            err, res = await waiting
+            assert not err and res["results"][0]["approved_by"].startswith("Desktop page"), res
+        log = [json.loads(line) for line in (workers["w3"].sessions / "actions.log").read_text().splitlines()]
+        assert any(r.get("action") == "approval.click" and r.get("result") == "approved" for r in log), log
+    finally:
+        browser.close()
+        page.terminate()
+        page.wait(timeout=10)

@@ -16,7 +16,6 @@ use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use cu_core::approvals::Approvals;
 use cu_core::{Error, ErrorCode};
 use cu_mcp::http::{allowed_hosts, constant_time_eq, HttpOptions};
 use cu_mcp::remote::Remote;
@@ -33,18 +32,35 @@ const COOKIE: &str = "cu_session";
 pub struct WebUi {
     service: Arc<Service>,
     remote: Option<Arc<dyn Remote>>,
-    approvals: Approvals,
 }
 
 impl WebUi {
     /// The page over this machine's `service`, and `remote` machines when configured.
     pub fn new(service: Arc<Service>, remote: Option<Arc<dyn Remote>>) -> WebUi {
-        let approvals = Approvals::new(&service.config().sessions_dir);
-        WebUi {
-            service,
-            remote,
-            approvals,
+        WebUi { service, remote }
+    }
+
+    /// Every machine's pending approvals, each marked with its machine; a machine that does not
+    /// answer is left out (its windows say why).
+    async fn all_approvals(&self) -> Result<Value, Error> {
+        let mut all: Vec<Value> = Vec::new();
+        let mut machines = vec!["local".to_owned()];
+        machines.extend(
+            self.remote
+                .as_ref()
+                .map(|r| r.machines())
+                .unwrap_or_default(),
+        );
+        for machine in machines {
+            let Ok((value, _)) = self.desktop(&machine, json!({ "op": "approvals" })).await else {
+                continue;
+            };
+            for mut a in value["approvals"].as_array().cloned().unwrap_or_default() {
+                a["machine"] = json!(machine);
+                all.push(a);
+            }
         }
+        Ok(json!({ "approvals": all }))
     }
 
     async fn desktop(
@@ -57,7 +73,9 @@ impl WebUi {
                 .map_err(|e| Error::new(ErrorCode::InvalidArgument, format!("bad request: {e}")))?;
             let answer = self.service.desktop(&parsed).await?;
             let jpeg = match &answer {
-                DesktopAnswer::Capture { jpeg, .. } => Some(jpeg.clone()),
+                DesktopAnswer::Capture { jpeg, .. } | DesktopAnswer::Crop { jpeg } => {
+                    Some(jpeg.clone())
+                }
                 _ => None,
             };
             let value = serde_json::to_value(&answer)
@@ -123,8 +141,8 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
         .route("/api/capture/{machine}/{window}", get(with(capture)))
         .route("/api/input", post(with(input)))
         .route("/api/approvals", get(with(approvals)))
-        .route("/api/approvals/{id}/crop", get(with(crop)))
-        .route("/api/approvals/{id}", post(with(decide)))
+        .route("/api/approvals/{machine}/{id}/crop", get(with(crop)))
+        .route("/api/approvals/{machine}/{id}", post(with(decide)))
         .route("/api/audit", get(with(audit)))
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
@@ -322,17 +340,21 @@ fn input(ui: Arc<WebUi>, _: HeaderMap, body: Bytes, _: Vec<String>) -> HandlerFu
 }
 
 fn approvals(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, _: Vec<String>) -> HandlerFuture {
-    Box::pin(async move { respond(ui.approvals.pending().map(|p| json!({ "approvals": p }))) })
+    Box::pin(async move { respond(ui.all_approvals().await) })
 }
 
 fn crop(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, path: Vec<String>) -> HandlerFuture {
     Box::pin(async move {
-        let id = path.first().cloned().unwrap_or_default();
-        match ui.approvals.crop_path(&id).and_then(|p| {
-            std::fs::read(p)
-                .map_err(|e| Error::new(ErrorCode::ElementNotFound, format!("no crop: {e}")))
-        }) {
-            Ok(jpeg) => ([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response(),
+        let (machine, id) = (
+            path.first().cloned().unwrap_or_default(),
+            path.get(1).cloned().unwrap_or_default(),
+        );
+        match ui
+            .desktop(&machine, json!({ "op": "crop", "id": id }))
+            .await
+        {
+            Ok((_, Some(jpeg))) => ([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response(),
+            Ok((_, None)) => json_error(&Error::new(ErrorCode::ElementNotFound, "no crop")),
             Err(e) => json_error(&e),
         }
     })
@@ -340,7 +362,10 @@ fn crop(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, path: Vec<String>) -> HandlerFut
 
 fn decide(ui: Arc<WebUi>, headers: HeaderMap, body: Bytes, path: Vec<String>) -> HandlerFuture {
     Box::pin(async move {
-        let id = path.first().cloned().unwrap_or_default();
+        let (machine, id) = (
+            path.first().cloned().unwrap_or_default(),
+            path.get(1).cloned().unwrap_or_default(),
+        );
         let approve = serde_json::from_slice::<Value>(&body)
             .ok()
             .and_then(|v| v["approve"].as_bool());
@@ -356,7 +381,8 @@ fn decide(ui: Arc<WebUi>, headers: HeaderMap, body: Bytes, path: Vec<String>) ->
             .map(|ua| ua.chars().take(60).collect::<String>())
             .unwrap_or_default();
         let by = format!("Desktop page ({agent})");
-        respond(ui.approvals.decide(&id, approve, &by).map(|a| json!(a)))
+        let request = json!({ "op": "decide", "id": id, "approve": approve, "by": by });
+        respond(ui.desktop(&machine, request).await.map(|(v, _)| v))
     })
 }
 

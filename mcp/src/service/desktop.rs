@@ -28,6 +28,22 @@ pub enum DesktopRequest {
         /// The window.
         window_id: String,
     },
+    /// The approvals waiting on this machine.
+    Approvals,
+    /// A person's decision on one of them.
+    Decide {
+        /// The approval id.
+        id: String,
+        /// Yes or no.
+        approve: bool,
+        /// Who decided (as the page knows them).
+        by: String,
+    },
+    /// The crop stored with an approval.
+    Crop {
+        /// The approval id.
+        id: String,
+    },
     /// Input aimed at an image taken with `geometry`.
     Input {
         /// The window.
@@ -55,6 +71,17 @@ pub enum DesktopAnswer {
         #[serde(skip)]
         jpeg: Vec<u8>,
     },
+    /// Approvals, or one decided.
+    Approvals {
+        /// The approvals.
+        approvals: Vec<cu_core::approvals::Approval>,
+    },
+    /// A stored crop.
+    Crop {
+        /// The JPEG (sent as image content).
+        #[serde(skip)]
+        jpeg: Vec<u8>,
+    },
     /// The input was sent.
     Sent {
         /// Always true.
@@ -76,6 +103,19 @@ impl Service {
                     image: shot.info,
                     jpeg: shot.jpeg,
                 })
+            }
+            DesktopRequest::Approvals => Ok(DesktopAnswer::Approvals {
+                approvals: self.approvals.pending()?,
+            }),
+            DesktopRequest::Decide { id, approve, by } => Ok(DesktopAnswer::Approvals {
+                approvals: vec![self.approvals.decide(id, *approve, by)?],
+            }),
+            DesktopRequest::Crop { id } => {
+                let path = self.approvals.crop_path(id)?;
+                let jpeg = std::fs::read(&path).map_err(|e| {
+                    Error::new(ErrorCode::ElementNotFound, format!("no crop for {id}: {e}"))
+                })?;
+                Ok(DesktopAnswer::Crop { jpeg })
             }
             DesktopRequest::Input {
                 window_id,

@@ -154,14 +154,15 @@ async function loadApprovals() {
     const li = document.createElement("li");
     li.className = "approval";
     li.dataset.id = a.id;
-    if (a.has_crop) { const img = new Image(); img.src = `/api/approvals/${a.id}/crop`; img.alt = "Where it would act"; li.append(img); }
+    const where = `/api/approvals/${encodeURIComponent(a.machine)}/${a.id}`;
+    if (a.has_crop) { const img = new Image(); img.src = `${where}/crop`; img.alt = "Where it would act"; li.append(img); }
     const what = document.createElement("div");
     what.className = "what";
     const target = a.target ? `${a.target.role} “${a.target.name}”` : `the point ${a.point ? `${a.point.x},${a.point.y}` : ""}`;
     what.textContent = `${a.action} on ${target} — window “${a.title}” on ${a.machine} (blocked word: ${a.matched_rule})`;
     const yes = Object.assign(document.createElement("button"), { textContent: "Approve", className: "approve" });
     const no = Object.assign(document.createElement("button"), { textContent: "Deny", className: "deny" });
-    const decide = (approve) => api(`/api/approvals/${a.id}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approve }) })
+    const decide = (approve) => api(where, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ approve }) })
       .then(loadApprovals).catch((e) => say(e.message, true));
     yes.onclick = () => decide(true);
     no.onclick = () => decide(false);
