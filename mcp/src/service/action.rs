@@ -406,6 +406,7 @@ impl Service {
                         bounds: e.bounds,
                     }),
                     point,
+                    element_id: element.map(|e| e.id.clone()),
                 });
             }
         }

@@ -34,6 +34,8 @@ pub(super) struct Blocked {
     pub target: Option<Target>,
     /// The point, for a coordinate action.
     pub point: Option<Point>,
+    /// The element's id in the observation (`gui_action`), shown in the refusal.
+    pub element_id: Option<String>,
 }
 
 impl Service {
@@ -179,9 +181,20 @@ fn dangerous(blocked: &Blocked) -> Error {
             blocked.step, blocked.label, blocked.matched_rule
         ),
     )
-    .with_details(json!({
-        "step": blocked.step,
-        "would_click": blocked.target.as_ref().map(|t| json!({ "name": t.name, "role": t.role })).unwrap_or_else(|| json!({ "name": blocked.label })),
-        "matched_rule": blocked.matched_rule,
-    }))
+    .with_details({
+        let what = match &blocked.target {
+            Some(t) => match &blocked.element_id {
+                Some(id) => json!({ "element_id": id, "role": t.role, "name": t.name }),
+                None => json!({ "role": t.role, "name": t.name }),
+            },
+            None => json!({ "name": blocked.label }),
+        };
+        // gui_action names the element it would activate; click and type_text what they would click.
+        let key = if blocked.element_id.is_some() || blocked.action.starts_with("gui_action") {
+            "would_activate"
+        } else {
+            "would_click"
+        };
+        json!({ "step": blocked.step, key: what, "matched_rule": blocked.matched_rule })
+    })
 }

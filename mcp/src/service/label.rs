@@ -418,6 +418,7 @@ impl Service {
                 bounds: node.bounds,
             }),
             point: None,
+            element_id: None,
         };
         self.settle_blocked(&window.id, &window.title, blocked, confirmed)
             .await
