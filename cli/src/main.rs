@@ -40,6 +40,39 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The token and TLS files every HTTP listener takes (`serve --http`, `worker`, `webui`).
+#[derive(Debug, clap::Args)]
+struct ListenerArgs {
+    /// File holding the bearer token (else MCP_CU_HTTP_TOKEN; never on the command line).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
+    /// TLS certificate chain (PEM); needed for non-loopback addresses (build feature `tls`).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+}
+
+impl ListenerArgs {
+    /// The listener options for `addr` (the token read now).
+    fn options(
+        self,
+        addr: std::net::SocketAddr,
+        insecure_no_auth: bool,
+    ) -> Result<cu_mcp::http::HttpOptions, Error> {
+        Ok(cu_mcp::http::HttpOptions {
+            addr,
+            token: cu_mcp::http::read_token(self.token_file.as_deref())?,
+            insecure_no_auth,
+            tls: self
+                .tls_cert
+                .zip(self.tls_key)
+                .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key }),
+        })
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     /// List windows with ids, app, title, pid, bounds and focus, and the backend's capabilities.
@@ -83,18 +116,11 @@ enum Command {
         /// Listen on this address (loopback; other addresses need TLS).
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
-        /// File holding the bearer token.
-        #[arg(long, value_name = "FILE")]
-        token_file: Option<std::path::PathBuf>,
         /// Serve without a token (loopback only; for local tools).
         #[arg(long)]
         insecure_no_auth: bool,
-        /// TLS certificate chain (PEM); needed for non-loopback addresses (build feature `tls`).
-        #[arg(long, value_name = "FILE", requires = "tls_key")]
-        tls_cert: Option<std::path::PathBuf>,
-        /// TLS private key (PEM).
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_key: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        listener: ListenerArgs,
     },
     /// Launch an app (program, path or URI), wait for its window, check it can be observed, and
     /// print one JSON line: ok, app (to use with the tools), title, process, pid, seconds, hint,
@@ -120,23 +146,11 @@ enum Command {
         /// Address to listen on.
         #[arg(long, value_name = "ADDR")]
         listen: std::net::SocketAddr,
-        /// File holding the bearer token.
-        #[arg(long, value_name = "FILE")]
-        token_file: Option<std::path::PathBuf>,
-        /// TLS certificate chain (PEM).
-        #[arg(
-            long,
-            value_name = "FILE",
-            requires = "tls_key",
-            conflicts_with = "tls_self_signed"
-        )]
-        tls_cert: Option<std::path::PathBuf>,
-        /// TLS private key (PEM).
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_key: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        listener: ListenerArgs,
         /// Make (once, in the sessions directory) and use a self-signed certificate; its SHA-256
         /// fingerprint is printed for the controller's `fingerprint`.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "tls_cert")]
         tls_self_signed: bool,
     },
     /// Serve the Desktop page at http://ADDR/ (loopback by default; other addresses need TLS):
@@ -147,15 +161,8 @@ enum Command {
         /// Address to listen on.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8766")]
         listen: std::net::SocketAddr,
-        /// File holding the token.
-        #[arg(long, value_name = "FILE")]
-        token_file: Option<std::path::PathBuf>,
-        /// TLS certificate chain (PEM).
-        #[arg(long, value_name = "FILE", requires = "tls_key")]
-        tls_cert: Option<std::path::PathBuf>,
-        /// TLS private key (PEM).
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_key: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        listener: ListenerArgs,
     },
     /// The Desktop page's internal call, for tests and tools: REQUEST_JSON such as
     /// '{"op":"windows"}', '{"op":"capture","window_id":"…"}' or an input with its geometry,
@@ -342,62 +349,24 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
         }
         Command::Serve {
             http: Some(addr),
-            token_file,
             insecure_no_auth,
-            tls_cert,
-            tls_key,
+            listener,
         } => {
-            let token = cu_mcp::http::read_token(token_file.as_deref())?;
-            let tls = tls_cert
-                .zip(tls_key)
-                .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key });
-            let options = cu_mcp::http::HttpOptions {
-                addr,
-                token,
-                insecure_no_auth,
-                tls,
-            };
+            let options = listener.options(addr, insecure_no_auth)?;
             cu_mcp::http::serve_http(mcp_server(service), options).await?;
             return Ok(CuExit::Success);
         }
         Command::Worker {
             listen,
-            token_file,
-            tls_cert,
-            tls_key,
+            listener,
             tls_self_signed,
         } => {
-            return worker::run(worker::WorkerArgs {
-                listen,
-                token_file,
-                tls: tls_cert.zip(tls_key),
-                tls_self_signed,
-            })
-            .await;
+            let options = listener.options(listen, false)?;
+            return worker::run(options, tls_self_signed).await;
         }
-        Command::Webui {
-            listen,
-            token_file,
-            tls_cert,
-            tls_key,
-        } => {
-            let options = cu_mcp::http::HttpOptions {
-                addr: listen,
-                token: cu_mcp::http::read_token(token_file.as_deref())?,
-                insecure_no_auth: false,
-                tls: tls_cert
-                    .zip(tls_key)
-                    .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key }),
-            };
-            let machines = service.config().machines.clone();
-            let remote: Option<std::sync::Arc<dyn cu_mcp::remote::Remote>> = if machines.is_empty()
-            {
-                None
-            } else {
-                Some(std::sync::Arc::new(cu_worker::RemoteMachines::new(
-                    &machines,
-                )))
-            };
+        Command::Webui { listen, listener } => {
+            let options = listener.options(listen, false)?;
+            let remote = remote_machines(service.config());
             let webui = cu_webui::WebUi::new(std::sync::Arc::new(service), remote);
             cu_webui::serve(webui, options).await?;
             return Ok(CuExit::Success);
@@ -458,15 +427,20 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
 
 /// The MCP server over `service`, forwarding to the configured machines, if any.
 fn mcp_server(service: cu_mcp::service::Service) -> cu_mcp::server::McpServer {
-    let machines = service.config().machines.clone();
+    let remote = remote_machines(service.config());
     let server = cu_mcp::server::McpServer::new(std::sync::Arc::new(service));
-    if machines.is_empty() {
-        server
-    } else {
-        server.with_remote(std::sync::Arc::new(cu_worker::RemoteMachines::new(
-            &machines,
-        )))
+    match remote {
+        Some(remote) => server.with_remote(remote),
+        None => server,
     }
+}
+
+/// The configured remote machines, if any.
+fn remote_machines(config: &Config) -> Option<std::sync::Arc<dyn cu_mcp::remote::Remote>> {
+    (!config.machines.is_empty()).then(|| {
+        std::sync::Arc::new(cu_worker::RemoteMachines::new(&config.machines))
+            as std::sync::Arc<dyn cu_mcp::remote::Remote>
+    })
 }
 
 /// Writes a file through a temporary name, so a failure never leaves half a file.

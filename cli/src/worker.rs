@@ -8,32 +8,19 @@ use cu_core::error::{Error, ExitCode as CuExit};
 use cu_core::ErrorCode;
 use cu_mcp::remote::Remote as _;
 
-/// What `worker` was given.
-pub(crate) struct WorkerArgs {
-    pub listen: std::net::SocketAddr,
-    pub token_file: Option<std::path::PathBuf>,
-    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
-    pub tls_self_signed: bool,
-}
-
-/// Serves this machine's tool service until the process ends.
-pub(crate) async fn run(args: WorkerArgs) -> Result<CuExit, Error> {
+/// Serves this machine's tool service until the process ends; `self_signed` makes (once) and
+/// uses a self-signed certificate instead of the listener's TLS files.
+pub(crate) async fn run(
+    mut options: cu_mcp::http::HttpOptions,
+    self_signed: bool,
+) -> Result<CuExit, Error> {
     let config = Config::load()?;
-    let token = cu_mcp::http::read_token(args.token_file.as_deref())?;
-    let (tls, fingerprint) = match (args.tls, args.tls_self_signed) {
-        (Some((cert, key)), _) => (Some(cu_mcp::http::TlsFiles { cert, key }), None),
-        (None, true) => {
-            let made = self_signed(&config, &args.listen)?;
-            (Some(made.0), Some(made.1))
-        }
-        (None, false) => (None, None),
-    };
-    let options = cu_mcp::http::HttpOptions {
-        addr: args.listen,
-        token,
-        insecure_no_auth: false,
-        tls,
-    };
+    let mut fingerprint = None;
+    if self_signed {
+        let (files, print) = self_signed_files(&config, &options.addr)?;
+        options.tls = Some(files);
+        fingerprint = Some(print);
+    }
     cu_mcp::http::check_listener(&options)?;
     let scheme = if options.tls.is_some() {
         "https"
@@ -62,7 +49,7 @@ pub(crate) async fn run(args: WorkerArgs) -> Result<CuExit, Error> {
         format!("unavailable: {}", problems.join("; "))
     };
     let announce = serde_json::json!({
-        "listening": format!("{scheme}://{}/mcp", args.listen),
+        "listening": format!("{scheme}://{}/mcp", options.addr),
         "fingerprint": fingerprint,
         "desktop": desktop,
     });
@@ -74,7 +61,7 @@ pub(crate) async fn run(args: WorkerArgs) -> Result<CuExit, Error> {
 }
 
 #[cfg(feature = "tls")]
-fn self_signed(
+fn self_signed_files(
     config: &Config,
     listen: &std::net::SocketAddr,
 ) -> Result<(cu_mcp::http::TlsFiles, String), Error> {
@@ -95,7 +82,7 @@ fn self_signed(
 }
 
 #[cfg(not(feature = "tls"))]
-fn self_signed(
+fn self_signed_files(
     _: &Config,
     _: &std::net::SocketAddr,
 ) -> Result<(cu_mcp::http::TlsFiles, String), Error> {

@@ -37,6 +37,7 @@ for a in "${APPS[@]}"; do case $a in
   qt6)        run qt6 $PY "$FIX/qt_fixture.py" 6 ;;
   biglist)    run biglist $PY "$FIX/qt_fixture.py" 5 --rows "${BIGLIST_ROWS:-5000}" ;;
   firefox)    mkdir -p "$STATE/ffprof"; cp "$FIX/firefox-user.js" "$STATE/ffprof/user.js"
+              rm -f "$STATE/ffprof/lock" "$STATE/ffprof/.parentlock"  # left by a killed Firefox
               run firefox firefox-esr --no-remote --new-instance --profile "$STATE/ffprof" \
                 "file://$STATE/web/fixture.html" ;;
   chromium)   run chromium chromium --no-sandbox --disable-gpu --force-renderer-accessibility \

@@ -3,6 +3,7 @@ SDK), real apps on the test desktop that scripts/test.sh starts.
 
 Without a desktop the tests skip, saying so; under CI=true a missing desktop is a failure.
 """
+import asyncio
 import contextlib
 import json
 import os
@@ -141,6 +142,24 @@ async def window_of(client, pid, timeout=15):
                     return w
         time.sleep(0.1)
     raise AssertionError(f"no window for pid {pid}")
+
+
+async def observe(client, window_id, **kw):
+    """gui_state of a window, asserting it worked."""
+    err, state = await call(client, "gui_state", {"window_id": window_id, **kw})
+    assert not err, state
+    return state
+
+
+async def eventually(client, window_id, predicate, what, timeout=5.0):
+    """Observes the window until predicate(outline) holds; returns that outline."""
+    deadline = time.time() + timeout
+    while True:
+        text = (await observe(client, window_id))["outline"]
+        if predicate(text):
+            return text
+        assert time.time() < deadline, f"{what} never held:\n{text}"
+        await asyncio.sleep(0.1)
 
 
 def element(outline, role, name):

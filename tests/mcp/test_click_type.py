@@ -9,7 +9,7 @@ import time
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, call, window_of
+from conftest import BIN, call, eventually, observe, window_of
 
 pytestmark = pytest.mark.anyio
 
@@ -24,22 +24,6 @@ def anyio_backend():
 @pytest.fixture
 def connect(server_env):
     return lambda: Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60)
-
-
-async def outline(client, window_id):
-    err, state = await call(client, "gui_state", {"window_id": window_id})
-    assert not err, state
-    return state["outline"]
-
-
-async def eventually(client, window_id, predicate, what, timeout=5.0):
-    deadline = time.time() + timeout
-    while True:
-        text = await outline(client, window_id)
-        if predicate(text):
-            return text
-        assert time.time() < deadline, f"{what} never held:\n{text}"
-        await asyncio.sleep(0.1)
 
 
 async def test_calculator_steps_by_digits_symbols_and_synonyms(connect, apps):
@@ -81,7 +65,7 @@ async def test_hebrew_calculator_by_its_localized_title(connect, apps):
 
 
 async def status_of(client, window_id):
-    for line in (await outline(client, window_id)).splitlines():
+    for line in (await observe(client, window_id))["outline"].splitlines():
         if 'label "נלחץ:' in line or 'label "מצב:' in line:
             return line.split('"')[1]
     raise AssertionError("no status line")

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import BIN, call, element, window_of
+from conftest import BIN, call, element, eventually, observe, window_of
 
 pytestmark = pytest.mark.anyio
 
@@ -15,22 +15,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
-
-
-async def observe(client, window_id, **kw):
-    err, state = await call(client, "gui_state", {"window_id": window_id, **kw})
-    assert not err, state
-    return state
-
-
-async def eventually_shows(client, window_id, text, timeout=5.0):
-    deadline = time.time() + timeout
-    while True:
-        state = await observe(client, window_id)
-        if text in state["outline"]:
-            return state
-        assert time.time() < deadline, f"{text!r} never appeared:\n{state['outline']}"
-        await asyncio.sleep(0.1)
 
 
 async def test_calculator_7x6_by_element_ids(connect, apps):
@@ -46,7 +30,7 @@ async def test_calculator_7x6_by_element_ids(connect, apps):
         assert not err, res
         assert [r["how"] for r in res["results"]] == ["semantic"] * 4
         assert all(r["effect"] == "changed" for r in res["results"]), res
-        await eventually_shows(client, w["id"], '"42"')
+        await eventually(client, w["id"], lambda t: '"42"' in t, "42 on the display")
 
 
 async def test_coordinate_click_at_an_element_centre(connect, apps):
@@ -77,7 +61,18 @@ async def test_state_errors(connect, apps):
         err, res = await call(client, "gui_action", {**base, "actions": [{"type": "click", "element_id": "e999"}]})
         assert err and res["error"]["code"] == "ELEMENT_NOT_FOUND", res
         assert res["error"]["suggestion"] and res["error"]["retryable"] is False
-        # A click on a static label acts, and honestly reports nothing changed.
+        # A click on a static label acts, and honestly reports nothing changed (once the freshly
+        # launched window has settled: focus arriving after launch is a real change).
+        previous = None
+        for _ in range(20):
+            now = (await observe(client, w["id"], all=True))["outline"]
+            if now == previous:
+                break
+            previous = now
+            await asyncio.sleep(0.3)
+        state = await observe(client, w["id"])
+        label, _ = element(state["outline"], "label", "clicks: 0")
+        base = {"window_id": w["id"], "state_id": state["state_id"]}
         err, res = await call(client, "gui_action", {**base, "actions": [{"type": "click", "element_id": label}]})
         assert not err, res
         assert res["results"][0]["effect"] == "no_change", res
@@ -148,7 +143,7 @@ async def test_set_value_changes_the_field_and_the_log_never_holds_the_text(conn
                                                     "actions": [{"type": "set_value", "element_id": entry, "text": secret}]})
         assert not err, res
         assert res["results"][0] == {"step": 0, "type": "set_value", "how": "semantic", "effect": "changed"}
-        await eventually_shows(client, w["id"], secret)
+        await eventually(client, w["id"], lambda t: secret in t, "the new value")
     log = (sessions_dir / "actions.log").read_text()
     assert "horse" not in log and "battery" not in log
     records = [json.loads(line) for line in log.splitlines()]

@@ -570,28 +570,34 @@ impl Service {
             .map(|s| fingerprint(&s))
     }
 
-    /// Brings the window forward before synthetic input and waits (≤ 500 ms) for its tree to
-    /// settle, so the focus change of the activation is not reported as the action's effect.
+    /// Brings the window forward before synthetic input and waits for it to be focused and its
+    /// tree to settle (unchanged for 150 ms, at most 1 s), so the focus change of the activation
+    /// is not reported as the action's effect.
     pub(super) async fn activate_and_settle(&self, window: &WindowId) {
-        let focused = self
-            .backend
-            .list_windows()
-            .await
-            .ok()
-            .and_then(|all| all.into_iter().find(|w| &w.id == window))
-            .is_some_and(|w| w.focused);
-        if focused || self.backend.activate(window).await.is_err() {
+        let focused = || async {
+            self.backend
+                .list_windows()
+                .await
+                .ok()
+                .and_then(|all| all.into_iter().find(|w| &w.id == window))
+                .is_some_and(|w| w.focused)
+        };
+        if focused().await || self.backend.activate(window).await.is_err() {
             return;
         }
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let mut last = None;
+        let deadline = Instant::now() + Duration::from_millis(1000);
+        while !focused().await && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let (mut last, mut since) = (None, Instant::now());
         while Instant::now() < deadline {
             let now = self.fingerprint(window).await.ok();
-            if now.is_some() && now == last {
+            if now.is_none() || now != last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() >= Duration::from_millis(150) {
                 return;
             }
-            last = now;
-            tokio::time::sleep(Duration::from_millis(40)).await;
+            tokio::time::sleep(Duration::from_millis(30)).await;
         }
     }
 
