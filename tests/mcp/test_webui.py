@@ -172,9 +172,18 @@ async def test_approvals_round_trip_and_denial(page_server, apps, sessions_dir, 
         err, res = await call(client, "gui_list", {})
         assert any(x["id"] == w["id"] for x in res["windows"]), "the dialog is still open"
 
+        # Approved, but the element went away meanwhile: checked again, refused with the reason.
+        waiting = asyncio.create_task(call(client, "click", {"app": "Confirm delete", "target": "Delete"}))
+        await browser.later("wait_approval")
+        os.kill(pid, 9)
+        await asyncio.sleep(0.5)
+        await browser.later("decide", approve=True)
+        err, res = await waiting
+        assert err and res["error"]["code"] == "ELEMENT_NOT_FOUND" and "approval" in res["error"]["message"], res
+
     log = [json.loads(line) for line in (sessions_dir / "actions.log").read_text().splitlines()]
     decisions = [r for r in log if r.get("action", "").startswith("approval.")]
-    assert [r["result"] for r in decisions] == ["approved", "denied"], decisions
+    assert [r["result"] for r in decisions] == ["approved", "denied", "approved"], decisions
     assert all("Desktop page" in r["approval"] for r in decisions)
 
 
