@@ -14,6 +14,7 @@
 //!   codes;
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
+//! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page.
@@ -27,6 +28,7 @@ pub mod backend;
 pub mod config;
 pub mod element;
 pub mod error;
+pub mod extract;
 pub mod geometry;
 pub mod matching;
 pub mod outline;

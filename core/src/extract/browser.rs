@@ -1,0 +1,168 @@
+//! Browsers (Chrome, Edge, Brave, Firefox, Chromium): the page, not the browser's chrome.
+//!
+//! `error` when the page is a network error page; otherwise `unknown`. Details: `page_title`
+//! (and `title`), `url`, `tab`, up to 5 `headings`, `failures` and `next_step` from the page.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::{failures, next_step, reading_order, Extracted, Status};
+use crate::element::{Snapshot, State};
+use crate::role::Role;
+
+const APPS: &[&str] = &[
+    "chrome",
+    "google chrome",
+    "msedge",
+    "edge",
+    "microsoft edge",
+    "brave",
+    "firefox",
+    "mozilla firefox",
+    "chromium",
+    "chromium-browser",
+];
+
+/// Title suffixes of browser windows, lower case ("—" is Firefox's own dash on Linux).
+const SUFFIXES: &[&str] = &[
+    " - google chrome",
+    " - microsoft edge",
+    " - mozilla firefox",
+    " — mozilla firefox",
+    " - brave",
+    " - chromium",
+];
+
+/// Text of network error pages (Chromium, Firefox, Edge).
+const NETWORK_ERRORS: &[&str] = &[
+    "this site can’t be reached",
+    "this site can't be reached",
+    "err_",
+    "dns_probe",
+    "unable to connect",
+    "the proxy server is refusing connections",
+    "server not found",
+    "no internet",
+    "hmm. we’re having trouble finding that site",
+    "connection was refused",
+    "took too long to respond",
+    "can’t connect to the server",
+    "can't connect to the server",
+];
+
+/// A browser by app name or title suffix.
+pub fn matches(app: &str, title: &str) -> bool {
+    APPS.contains(&app)
+        || SUFFIXES.iter().any(|s| title.ends_with(s))
+        || title.contains("microsoft edge")
+}
+
+fn page_title(title: &str) -> String {
+    let lower = title.to_lowercase();
+    let cut = SUFFIXES
+        .iter()
+        .find(|s| lower.ends_with(*s))
+        .map_or(title.len(), |s| title.len() - s.len());
+    // Edge profiles: "Page - Profile 1 - Microsoft Edge" keeps only the page.
+    let page = title.get(..cut).unwrap_or(title);
+    page.split(" - Profile ")
+        .next()
+        .unwrap_or(page)
+        .trim()
+        .to_owned()
+}
+
+/// Reads a browser window.
+pub fn extract(snapshot: &Snapshot) -> Extracted {
+    let nodes = &snapshot.nodes;
+    let document = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.role == Role::Document)
+        .find(|(_, n)| {
+            !n.states.contains(State::Offscreen) && n.bounds.is_some_and(|b| !b.is_empty())
+        })
+        .or_else(|| {
+            nodes
+                .iter()
+                .enumerate()
+                .find(|(_, n)| n.role == Role::Document)
+        })
+        .map(|(i, _)| i);
+    let text = document
+        .map(|d| reading_order(snapshot, d))
+        .unwrap_or_default();
+    let in_document = |index: usize| -> bool {
+        let mut at = Some(index as u32);
+        while let Some(i) = at {
+            if Some(i as usize) == document {
+                return true;
+            }
+            at = nodes.get(i as usize).and_then(|n| n.parent);
+        }
+        false
+    };
+    let mut details = BTreeMap::new();
+    let title = page_title(&snapshot.window.title);
+    if !title.is_empty() {
+        details.insert("page_title", json!(title));
+        details.insert("title", json!(title));
+    }
+    let url = nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| !in_document(*i) && matches!(n.role, Role::TextInput | Role::ComboBox))
+        .filter_map(|(_, n)| n.value.as_deref())
+        .find(|v| v.contains("://") || v.contains('/') || v.contains('.'));
+    if let Some(url) = url {
+        details.insert("url", json!(url));
+    }
+    let tab = nodes
+        .iter()
+        .find(|n| n.role == Role::Tab && n.states.contains(State::Selected))
+        .map(|n| {
+            n.name
+                .split(" - Memory usage")
+                .next()
+                .unwrap_or(&n.name)
+                .trim()
+                .to_owned()
+        })
+        .filter(|t| !t.is_empty());
+    if let Some(tab) = tab {
+        details.insert("tab", json!(tab));
+    }
+    let headings: Vec<&str> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| n.role == Role::Heading && !n.name.trim().is_empty() && in_document(*i))
+        .map(|(_, n)| n.name.trim())
+        .take(5)
+        .collect();
+    if !headings.is_empty() {
+        details.insert("headings", json!(headings));
+    }
+    let found = failures(&text);
+    if !found.is_empty() {
+        details.insert("failures", json!(found));
+    }
+    if let Some(step) = next_step(&text) {
+        details.insert("next_step", json!(step));
+    }
+    let lower: Vec<String> = text.iter().map(|l| l.to_lowercase()).collect();
+    let network_error = lower
+        .iter()
+        .any(|l| NETWORK_ERRORS.iter().any(|m| l.contains(m)));
+    Extracted {
+        extractor: "browser",
+        status: if network_error {
+            Status::Error
+        } else {
+            Status::Unknown
+        },
+        details,
+        text,
+        truncated: false,
+    }
+}
