@@ -122,7 +122,7 @@ impl McpServer {
     /// `gui_list` of this machine and every configured one; a machine that fails says why.
     async fn list_everywhere(&self, machines: &[String]) -> Result<CallToolResult, Error> {
         let local = self.service.gui_list().await;
-        let remote = futures_join_all(machines.iter().map(|m| async move {
+        let remote = join_all(machines.iter().map(|m| async move {
             (
                 m.clone(),
                 self.forward(m, "gui_list", JsonObject::new()).await,
@@ -228,33 +228,30 @@ fn jpeg_block(jpeg: &[u8]) -> ContentBlock {
     )
 }
 
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<F::Output> {
-    let handles: Vec<F> = futures.collect();
-    let mut out = Vec::with_capacity(handles.len());
-    // Sequential awaits of already-created futures would serialize them: poll them together.
-    let mut pinned: Vec<std::pin::Pin<Box<F>>> = handles.into_iter().map(Box::pin).collect();
-    let mut done: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
+/// Runs the futures concurrently (one machine's slow answer does not wait for another's) and
+/// returns their outputs in order.
+async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    use std::task::Poll;
+    let mut pending: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
+    let mut done: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (i, f) in pinned.iter_mut().enumerate() {
-            if done[i].is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => done[i] = Some(v),
-                    std::task::Poll::Pending => pending = true,
+        let mut waiting = false;
+        for (future, slot) in pending.iter_mut().zip(done.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(v) => *slot = Some(v),
+                    Poll::Pending => waiting = true,
                 }
             }
         }
-        if pending {
-            std::task::Poll::Pending
+        if waiting {
+            Poll::Pending
         } else {
-            std::task::Poll::Ready(())
+            Poll::Ready(())
         }
     })
     .await;
-    out.extend(done.into_iter().flatten());
-    out
+    done.into_iter().flatten().collect()
 }
 
 #[derive(serde::Deserialize)]
