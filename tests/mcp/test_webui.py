@@ -199,3 +199,21 @@ async def test_a_phone_sized_screen(page_server, apps, server_env, tmp_path):
     image = browser("geometry")
     assert image["box"]["width"] <= 390
     browser("screenshot", path=str(shot_dir(tmp_path) / "desktop-page-phone.png"))
+
+
+async def test_a_covered_window_is_brought_to_the_front_on_request(page_server, apps, server_env):
+    """X11 cannot capture a covered window: the page says so, and its button brings it forward."""
+    url, browser, env = page_server
+    under = apps.launch("qt5")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env)) as client:
+        w = await window_of(client, under)
+        cover = apps.launch("qt6")
+        c = await window_of(client, cover)
+    g = w["bounds"]
+    subprocess.run(["xdotool", "windowmove", "--sync", c["id"].removeprefix("x11:"), str(g["x"]), str(g["y"])], check=True, env=env)
+    subprocess.run(["xdotool", "windowactivate", "--sync", c["id"].removeprefix("x11:")], check=True, env=env)
+    browser("open", url=f"{url}/?token={TOKEN}")
+    browser("choose", id=w["id"])
+    assert "IMAGE_WINDOW_OBSCURED" in browser("wait_status", contains="IMAGE_WINDOW_OBSCURED")["status"]
+    shown = browser("front")
+    assert shown["geometry"]["w"] == g["w"], shown

@@ -56,6 +56,28 @@ const commands = {
     await page.waitForFunction(() => document.querySelector("#frame").dataset.geometry && document.querySelector("#screen").naturalWidth > 0);
     return await image();
   },
+  async status() {
+    return { status: await page.locator("#status").textContent() };
+  },
+  async front() {
+    await page.click("#front");
+    await page.waitForFunction(() => document.querySelector("#screen").naturalWidth > 0 && !document.querySelector("#status").classList.contains("error"), null, { timeout: 8000 });
+    return await image();
+  },
+  async choose({ id }) {
+    // Chooses a window without waiting for its image (it may not be capturable yet).
+    for (let tries = 0; tries < 50; tries++) {
+      if (await page.evaluate((i) => [...document.querySelectorAll("#window option")].some((o) => o.value === i), id)) break;
+      await page.click("#refresh");
+      await page.waitForTimeout(300);
+    }
+    await page.selectOption("#window", id);
+    return {};
+  },
+  async wait_status({ contains }) {
+    await page.waitForFunction((t) => document.querySelector("#status").textContent.includes(t), contains, { timeout: 8000 });
+    return { status: await page.locator("#status").textContent() };
+  },
   async pause({ paused }) {
     await page.evaluate((p) => { window.cuView.paused = p; }, paused);
     return {};

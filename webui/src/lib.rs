@@ -140,6 +140,7 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
         .route("/api/windows/{machine}", get(with(windows)))
         .route("/api/capture/{machine}/{window}", get(with(capture)))
         .route("/api/input", post(with(input)))
+        .route("/api/activate", post(with(activate)))
         .route("/api/approvals", get(with(approvals)))
         .route("/api/approvals/{machine}/{id}/crop", get(with(crop)))
         .route("/api/approvals/{machine}/{id}", post(with(decide)))
@@ -336,6 +337,16 @@ fn input(ui: Arc<WebUi>, _: HeaderMap, body: Bytes, _: Vec<String>) -> HandlerFu
             ui.desktop(&machine, request).await.map(|(v, _)| v)
         };
         respond(run.await)
+    })
+}
+
+fn activate(ui: Arc<WebUi>, _: HeaderMap, body: Bytes, _: Vec<String>) -> HandlerFuture {
+    Box::pin(async move {
+        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let machine = request["machine"].as_str().unwrap_or("local").to_owned();
+        let window_id = request["window_id"].as_str().unwrap_or_default().to_owned();
+        let call = json!({ "op": "activate", "window_id": window_id });
+        respond(ui.desktop(&machine, call).await.map(|(v, _)| v))
     })
 }
 

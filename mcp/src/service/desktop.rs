@@ -28,6 +28,11 @@ pub enum DesktopRequest {
         /// The window.
         window_id: String,
     },
+    /// Bring a window to the front (a person asked: X11 cannot capture a covered window).
+    Activate {
+        /// The window.
+        window_id: String,
+    },
     /// The approvals waiting on this machine.
     Approvals,
     /// A person's decision on one of them.
@@ -103,6 +108,10 @@ impl Service {
                     image: shot.info,
                     jpeg: shot.jpeg,
                 })
+            }
+            DesktopRequest::Activate { window_id } => {
+                self.backend.activate(&WindowId(window_id.clone())).await?;
+                Ok(DesktopAnswer::Sent { sent: true })
             }
             DesktopRequest::Approvals => Ok(DesktopAnswer::Approvals {
                 approvals: self.approvals.pending()?,

@@ -145,6 +145,14 @@ function choose(windowId) {
   refresh();
 }
 $("window").addEventListener("change", () => choose($("window").value));
+$("front").addEventListener("click", async () => {
+  if (!view.windowId) return;
+  try {
+    await api("/api/activate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ machine: view.machine, window_id: view.windowId }) });
+    say("Brought to the front.");
+    setTimeout(refresh, 200);
+  } catch (e) { say(`${e.code}: ${e.message}`, true); }
+});
 $("refresh").addEventListener("click", () => { loadWindows().then(refresh).catch((e) => say(e.message, true)); });
 
 async function loadApprovals() {
