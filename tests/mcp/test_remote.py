@@ -300,3 +300,42 @@ async def test_a_remote_approval_is_decided_on_the_controllers_page(lab, control
         browser.close()
         page.terminate()
         page.wait(timeout=10)
+
+
+def make_ca_signed(tmp, ip):
+    """A CA, and a certificate for `ip` it signed (openssl)."""
+    run = lambda *a: sh("openssl", *a, cwd=tmp)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "w.key", "-out", "w.csr", "-subj", f"/CN={ip}")
+    (tmp / "san.ext").write_text(f"subjectAltName=IP:{ip}\n")
+    run("x509", "-req", "-in", "w.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "w.pem",
+        "-days", "2", "-extfile", "san.ext")
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.pem", "-days", "2",
+        "-subj", "/CN=another CA")
+    return tmp / "ca.pem", tmp / "w.pem", tmp / "w.key", tmp / "other.pem"
+
+
+async def test_a_worker_with_a_ca_signed_certificate(lab, server_env, tmp_path):
+    """--tls-cert/--tls-key on the worker, ca_file on the controller; another CA is refused."""
+    _, workers, _ = lab
+    w2 = workers["w2"]
+    ca, cert, key, other = make_ca_signed(tmp_path, w2.ip)
+    env = dict(desktop_env(w2.n), MCP_CU_SESSIONS_DIR=str(w2.sessions))
+    proc = subprocess.Popen(w2.command("--listen", f"{w2.ip}:8444", "--tls-cert", str(cert), "--tls-key", str(key)),
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["listening"] == f"https://{w2.ip}:8444/mcp"
+        config = tmp_path / "ca.toml"
+        config.write_text("".join(
+            f'[machines.{name}]\nurl = "https://{w2.ip}:8444/mcp"\ntoken_file = "{w2.token_file}"\n'
+            f'ca_file = "{path}"\ntimeout_seconds = 10\n\n' for name, path in [("trusted", ca), ("stranger", other)]))
+        params = StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_CONFIG=str(config)))
+        async with Client(params, read_timeout_seconds=60) as client:
+            err, res = await call(client, "gui_list", {"machine": "trusted"})
+            assert not err and res["backend"]["name"], res
+            err, res = await call(client, "gui_list", {"machine": "stranger"})
+            assert err and res["error"]["code"] == "MACHINE_UNREACHABLE", res
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
