@@ -15,6 +15,8 @@
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
+//! - [`sessions`]: `look_at_screen` session files (what changed, cached answers);
+//! - [`question`]: `look_at_screen` question limits and hints;
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page.
@@ -32,8 +34,10 @@ pub mod extract;
 pub mod geometry;
 pub mod matching;
 pub mod outline;
+pub mod question;
 pub mod role;
 pub mod safety;
+pub mod sessions;
 pub mod state_registry;
 pub mod text;
 pub mod window;
