@@ -16,6 +16,7 @@
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
 //! - [`sessions`]: `look_at_screen` session files (what changed, cached answers);
+//! - [`timeouts`]: how long to wait for the model (smart, adaptive, bumped, budgeted);
 //! - [`question`]: `look_at_screen` question limits and hints;
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes;
@@ -40,6 +41,7 @@ pub mod safety;
 pub mod sessions;
 pub mod state_registry;
 pub mod text;
+pub mod timeouts;
 pub mod window;
 
 pub use error::{Error, ErrorCode, Result};
