@@ -443,17 +443,14 @@ fn remote_machines(config: &Config) -> Option<std::sync::Arc<dyn cu_mcp::remote:
     })
 }
 
-/// Writes a file through a temporary name, so a failure never leaves half a file.
+/// Writes a file whole (never half a file on failure).
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            Error::new(
-                cu_core::ErrorCode::Internal,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })
+    cu_core::persist::write_atomic(path, bytes).map_err(|e| {
+        Error::new(
+            cu_core::ErrorCode::Internal,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })
 }
 
 /// Prints `{"error": …}` on stdout and returns the matching exit code.

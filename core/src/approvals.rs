@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::geometry::Rect;
+use crate::persist::now_ms;
 use crate::role::Role;
 
 /// Where a request stands.
@@ -93,14 +94,6 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
         ErrorCode::Internal,
         format!("{what} {}: {e}", path.display()),
     )
-}
-
-/// Milliseconds since the epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 impl Approvals {
@@ -233,9 +226,7 @@ impl Approvals {
     }
 
     fn write(&self, path: &Path, bytes: &[u8]) -> Result<()> {
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| io("cannot write", &tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| io("cannot store", path, e))
+        crate::persist::write_atomic(path, bytes).map_err(|e| io("cannot store", path, e))
     }
 }
 

@@ -35,6 +35,7 @@ pub mod extract;
 pub mod geometry;
 pub mod matching;
 pub mod outline;
+pub mod persist;
 pub mod question;
 pub mod role;
 pub mod safety;

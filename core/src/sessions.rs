@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::approvals::now_ms;
 use crate::error::{Error, ErrorCode, Result};
+use crate::persist::now_ms;
 
 /// How many questions and answers a session remembers.
 pub const REMEMBERED_QUESTIONS: usize = 5;
@@ -193,11 +193,9 @@ impl Sessions {
         let mut record = record.clone();
         record.updated_ms = now_ms();
         let path = self.dir.join(key.file_name());
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
         let bytes = serde_json::to_vec(&record)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        std::fs::write(&tmp, bytes).map_err(|e| io("cannot write", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| io("cannot store", &path, e))?;
+        crate::persist::write_atomic(&path, &bytes).map_err(|e| io("cannot store", &path, e))?;
         for (other, file) in self.files() {
             if other.client == key.client && other.session_id != key.session_id {
                 let _ = std::fs::remove_file(file);

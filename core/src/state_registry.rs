@@ -7,7 +7,7 @@
 //! are purged on every save, and the directory never holds more than [`MAX_STATES`] states.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -91,12 +91,7 @@ pub struct StateRegistry {
     ttl: Duration,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+use crate::persist::now_ms;
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::new(
@@ -150,13 +145,9 @@ impl StateRegistry {
     pub fn save(&self, state: &SavedState) -> Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(|e| io("cannot create", &self.dir, e))?;
         let path = self.path(&state.state_id, "json")?;
-        let tmp = self
-            .dir
-            .join(format!(".{}.{}.tmp", state.state_id, std::process::id()));
         let bytes = serde_json::to_vec(state)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        std::fs::write(&tmp, bytes).map_err(|e| io("cannot write", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| io("cannot store", &path, e))?;
+        crate::persist::write_atomic(&path, &bytes).map_err(|e| io("cannot store", &path, e))?;
         self.purge();
         Ok(())
     }

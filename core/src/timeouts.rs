@@ -77,14 +77,9 @@ impl TimingStats {
 
     /// Writes `timing_stats.json` atomically (best effort: history is an optimisation).
     pub fn save(&self, sessions_dir: &Path) {
-        let target = path(sessions_dir);
-        let tmp = target.with_extension(format!("{}.tmp", std::process::id()));
-        let written = std::fs::create_dir_all(sessions_dir)
-            .and_then(|()| std::fs::write(&tmp, serde_json::to_vec(self).unwrap_or_default()))
-            .and_then(|()| std::fs::rename(&tmp, &target));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        let _ = std::fs::create_dir_all(sessions_dir)
+            .and_then(|()| crate::persist::write_atomic(&path(sessions_dir), &bytes));
     }
 
     /// Records a successful call's duration (resets the bump).

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cu_core::approvals::{Approval, Status, Target};
 use cu_core::audit::AuditRecord;
-use cu_core::element::{ElementIdentity, SnapshotOptions};
+use cu_core::element::ElementIdentity;
 use cu_core::geometry::Point;
 use cu_core::role::Role;
 use cu_core::window::WindowId;
@@ -120,18 +120,7 @@ impl Service {
         role: Role,
         name: &str,
     ) -> Result<()> {
-        let options = SnapshotOptions {
-            subtree: Some(identity.clone()),
-            max_depth: Some(0),
-            ..SnapshotOptions::default()
-        };
-        let now = self
-            .backend
-            .snapshot(window, &options)
-            .await
-            .ok()
-            .and_then(|s| s.nodes.into_iter().next());
-        match now {
+        match self.element_now(window, identity).await {
             Some(n) if n.role == role && n.name == name => Ok(()),
             _ => Err(Error::new(
                 ErrorCode::ElementNotFound,

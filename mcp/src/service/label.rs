@@ -359,20 +359,11 @@ impl Service {
 
     /// Polls the field for up to a second until it holds `text` (typing lands asynchronously).
     async fn reads_back(&self, window: &WindowInfo, element: &SavedElement, text: &str) -> bool {
-        let options = SnapshotOptions {
-            subtree: Some(element.identity.clone()),
-            max_depth: Some(0),
-            time_budget_ms: 1000,
-            ..SnapshotOptions::default()
-        };
         let deadline = Instant::now() + Duration::from_millis(1000);
         loop {
             let value = self
-                .backend
-                .snapshot(&window.id, &options)
+                .element_now(&window.id, &element.identity)
                 .await
-                .ok()
-                .and_then(|s| s.nodes.into_iter().next())
                 .and_then(|n| n.value);
             if same_text(value.as_deref().unwrap_or(""), text) {
                 return true;

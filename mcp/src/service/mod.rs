@@ -16,6 +16,7 @@ use cu_core::backend::{Backend, BackendInfo};
 use cu_core::config::Config;
 use cu_core::element::{DesktopInstance, SnapshotOptions, State, Truncation};
 use cu_core::outline::{self, OutlineOptions};
+use cu_core::persist::now_ms;
 use cu_core::safety::Gate;
 use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
 use cu_core::window::{WindowId, WindowInfo};
@@ -133,6 +134,22 @@ impl Service {
             Some(life) => DesktopInstance(format!("{}#{life}", desktop.0)),
             None => desktop.clone(),
         }
+    }
+
+    /// One element as it is now (its own node, no children), or `None` when it is gone.
+    async fn element_now(
+        &self,
+        window: &WindowId,
+        identity: &cu_core::element::ElementIdentity,
+    ) -> Option<cu_core::element::Node> {
+        let options = SnapshotOptions {
+            subtree: Some(identity.clone()),
+            max_depth: Some(0),
+            time_budget_ms: 1000,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = self.backend.snapshot(window, &options).await.ok()?;
+        snapshot.nodes.into_iter().next()
     }
 
     /// Counts a tool call as running until the guard drops.
@@ -253,11 +270,4 @@ impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }

@@ -1,0 +1,48 @@
+//! Small files written whole, and the clock they are stamped with: shared by the state registry,
+//! approvals, sessions and timing history, so every one of them writes the same safe way.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the epoch (0 if the clock is before it).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Writes `bytes` to `path` through a hidden temporary file in the same directory and a rename,
+/// so a reader sees the old file or the new one, never half of one. The temporary name
+/// (`.{name}.{pid}.tmp`) never ends in `.json`, so directory scans skip it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("a.json");
+        write_atomic(&path, b"one").unwrap_or_else(|e| panic!("{e}"));
+        write_atomic(&path, b"two").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read(&path).ok().as_deref(), Some(&b"two"[..]));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).map(|d| d.count()).ok(),
+            Some(1)
+        );
+        assert!(write_atomic(&dir.path().join("missing/b.json"), b"x").is_err());
+    }
+}
