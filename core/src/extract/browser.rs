@@ -3,11 +3,9 @@
 //! `error` when the page is a network error page; otherwise `unknown`. Details: `page_title`
 //! (and `title`), `url`, `tab`, up to 5 `headings`, `failures` and `next_step` from the page.
 
-use std::collections::BTreeMap;
-
 use serde_json::json;
 
-use super::{failures, next_step, reading_order, Extracted, Status};
+use super::{is_within, reading_order, Extracted, Status};
 use crate::element::{Snapshot, State};
 use crate::role::Role;
 
@@ -73,10 +71,10 @@ fn page_title(title: &str) -> String {
         .to_owned()
 }
 
-/// Reads a browser window.
-pub fn extract(snapshot: &Snapshot) -> Extracted {
+/// The web document's node: the visible one with a size, else the first.
+fn document(snapshot: &Snapshot) -> Option<usize> {
     let nodes = &snapshot.nodes;
-    let document = nodes
+    nodes
         .iter()
         .enumerate()
         .filter(|(_, n)| n.role == Role::Document)
@@ -89,35 +87,42 @@ pub fn extract(snapshot: &Snapshot) -> Extracted {
                 .enumerate()
                 .find(|(_, n)| n.role == Role::Document)
         })
-        .map(|(i, _)| i);
-    let text = document
+        .map(|(i, _)| i)
+}
+
+/// Reads a browser window: the page's text, its title, failures, next step, network errors.
+pub fn extract(snapshot: &Snapshot) -> Extracted {
+    let text = document(snapshot)
         .map(|d| reading_order(snapshot, d))
         .unwrap_or_default();
-    let in_document = |index: usize| -> bool {
-        let mut at = Some(index as u32);
-        while let Some(i) = at {
-            if Some(i as usize) == document {
-                return true;
-            }
-            at = nodes.get(i as usize).and_then(|n| n.parent);
-        }
-        false
-    };
-    let mut details = BTreeMap::new();
+    let mut out = Extracted::new("browser", text);
     let title = page_title(&snapshot.window.title);
-    if !title.is_empty() {
-        details.insert("page_title", json!(title));
-        details.insert("title", json!(title));
+    out.set("page_title", json!(title));
+    out.set("title", json!(title));
+    let text = out.text.clone();
+    out.add_failures_and_next_step(&text);
+    let network_error = text.iter().any(|l| {
+        let l = l.to_lowercase();
+        NETWORK_ERRORS.iter().any(|m| l.contains(m))
+    });
+    if network_error {
+        out.status = Status::Error;
     }
+    out
+}
+
+/// The address bar's URL, the active tab and the page's headings, from the tree.
+pub fn snapshot_details(snapshot: &Snapshot, out: &mut Extracted) {
+    let nodes = &snapshot.nodes;
+    let document = document(snapshot);
+    let in_document = |index: usize| document.is_some_and(|d| is_within(snapshot, index, d));
     let url = nodes
         .iter()
         .enumerate()
         .filter(|(i, n)| !in_document(*i) && matches!(n.role, Role::TextInput | Role::ComboBox))
         .filter_map(|(_, n)| n.value.as_deref())
         .find(|v| v.contains("://") || v.contains('/') || v.contains('.'));
-    if let Some(url) = url {
-        details.insert("url", json!(url));
-    }
+    out.set("url", json!(url));
     let tab = nodes
         .iter()
         .find(|n| n.role == Role::Tab && n.states.contains(State::Selected))
@@ -128,11 +133,8 @@ pub fn extract(snapshot: &Snapshot) -> Extracted {
                 .unwrap_or(&n.name)
                 .trim()
                 .to_owned()
-        })
-        .filter(|t| !t.is_empty());
-    if let Some(tab) = tab {
-        details.insert("tab", json!(tab));
-    }
+        });
+    out.set("tab", json!(tab));
     let headings: Vec<&str> = nodes
         .iter()
         .enumerate()
@@ -140,29 +142,5 @@ pub fn extract(snapshot: &Snapshot) -> Extracted {
         .map(|(_, n)| n.name.trim())
         .take(5)
         .collect();
-    if !headings.is_empty() {
-        details.insert("headings", json!(headings));
-    }
-    let found = failures(&text);
-    if !found.is_empty() {
-        details.insert("failures", json!(found));
-    }
-    if let Some(step) = next_step(&text) {
-        details.insert("next_step", json!(step));
-    }
-    let lower: Vec<String> = text.iter().map(|l| l.to_lowercase()).collect();
-    let network_error = lower
-        .iter()
-        .any(|l| NETWORK_ERRORS.iter().any(|m| l.contains(m)));
-    Extracted {
-        extractor: "browser",
-        status: if network_error {
-            Status::Error
-        } else {
-            Status::Unknown
-        },
-        details,
-        text,
-        truncated: false,
-    }
+    out.set("headings", json!(headings));
 }

@@ -5,13 +5,24 @@
 //! `details` from it. The conservative rule holds throughout: `unknown` rather than a guess from
 //! prose.
 //!
+//! Each profile has two parts: `extract` reads the text (and what plain text can say), and
+//! `snapshot_details` inspects the tree (buttons, dialogs, tabs, states) for status and more
+//! details. `MCP_CU_SNAPSHOT_DETAILS=0` runs the first part only.
+//!
 //! Adding a profile: (1) register it in [`profiles::PROFILES`] at its place in the order; (2) add
-//! anonymized snapshot fixtures under `tests/fixtures/extract/`; (3) add at least three fixture
-//! tests (status, details, an edge case) next to the profile.
+//! anonymized fixtures under `tests/fixtures/extract/<profile>/` (recorded snapshots as JSON, or
+//! hand-written [`outline_fixture`] files from the app's documented controls; no names, tokens
+//! or local paths); (3) add at least three fixture tests (status, details, an edge case) in
+//! `tests.rs`.
 
 mod browser;
+mod claude_code;
+mod codex_desktop;
+mod editor;
 mod generic;
+pub mod outline_fixture;
 pub mod profiles;
+mod renderer;
 
 use std::collections::BTreeMap;
 
@@ -48,17 +59,196 @@ pub struct Extracted {
     pub details: BTreeMap<&'static str, serde_json::Value>,
     /// The text the status and details came from, last lines last (for the model).
     pub text: Vec<String>,
+    /// The last message: the window's last lines of text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
+    /// Why the window says almost nothing, and the fix (Chromium/Electron without its tree).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'static str>,
     /// The snapshot was partial.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
 
-/// Reads one window with the profile its app and title select.
-pub fn extract(snapshot: &Snapshot) -> Extracted {
+impl Extracted {
+    /// A result with no details yet: `unknown` over `text`.
+    pub fn new(extractor: &'static str, text: Vec<String>) -> Extracted {
+        Extracted {
+            extractor,
+            status: Status::Unknown,
+            details: BTreeMap::new(),
+            text,
+            last_message: None,
+            hint: None,
+            truncated: false,
+        }
+    }
+
+    /// Sets a detail unless the value is empty (`""`, `[]`, `null`).
+    pub fn set(&mut self, key: &'static str, value: serde_json::Value) {
+        let empty = match &value {
+            serde_json::Value::Null => true,
+            serde_json::Value::String(s) => s.trim().is_empty(),
+            serde_json::Value::Array(a) => a.is_empty(),
+            _ => false,
+        };
+        if !empty {
+            self.details.insert(key, value);
+        }
+    }
+
+    /// Adds `failures` and `next_step` found in `lines`.
+    fn add_failures_and_next_step(&mut self, lines: &[String]) {
+        self.set("failures", serde_json::json!(failures(lines)));
+        if let Some(step) = next_step(lines) {
+            self.set("next_step", serde_json::json!(step));
+        }
+    }
+}
+
+/// Reads one window with the profile its app and title select; `snapshot_details` false reads
+/// the text only (no inspection of buttons, dialogs and states).
+pub fn extract(snapshot: &Snapshot, snapshot_details: bool) -> Extracted {
     let profile = profiles::select(&snapshot.window.app, &snapshot.window.title);
     let mut out = (profile.extract)(snapshot);
+    if snapshot_details {
+        if let Some(inspect) = profile.snapshot_details {
+            inspect(snapshot, &mut out);
+        }
+    }
     out.truncated = snapshot.truncated.is_some();
+    out.hint = renderer::missing_tree_hint(snapshot, &out.text);
+    let controls: std::collections::HashSet<&str> = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.role.is_interactive() && n.role != Role::Terminal)
+        .map(|n| n.name.trim())
+        .collect();
+    let prose: Vec<String> = out
+        .text
+        .iter()
+        .filter(|l| !controls.contains(l.as_str()))
+        .cloned()
+        .collect();
+    out.last_message = last_message(&prose);
     out
+}
+
+/// The last message: up to the last 5 lines of prose, at most 400 characters, newest last.
+pub fn last_message(lines: &[String]) -> Option<String> {
+    let mut taken: Vec<&str> = Vec::new();
+    let mut chars = 0;
+    for line in lines.iter().rev().take(5) {
+        chars += line.chars().count();
+        if chars > 400 && !taken.is_empty() {
+            break;
+        }
+        taken.push(line);
+    }
+    taken.reverse();
+    let joined: String = taken.join("\n").chars().take(400).collect();
+    (!joined.trim().is_empty()).then_some(joined)
+}
+
+/// Nodes a user can see (not marked offscreen), with their indexes.
+pub(crate) fn visible(snapshot: &Snapshot) -> impl Iterator<Item = (usize, &Node)> {
+    snapshot
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.states.contains(crate::element::State::Offscreen))
+}
+
+/// The first visible control whose name, lower-cased, is one of `names` (or starts with a name
+/// ending in `*`).
+pub(crate) fn control<'a>(snapshot: &'a Snapshot, names: &[&str]) -> Option<&'a Node> {
+    visible(snapshot)
+        .map(|(_, n)| n)
+        .filter(|n| n.role.is_interactive())
+        .find(|n| name_is(&n.name, names))
+}
+
+/// `name`, trimmed and lower-cased, is one of `names` (a trailing `*` matches a prefix).
+pub(crate) fn name_is(name: &str, names: &[&str]) -> bool {
+    let lower = name.trim().to_lowercase();
+    names.iter().any(|n| match n.strip_suffix('*') {
+        Some(prefix) => lower.starts_with(prefix),
+        None => lower == *n,
+    })
+}
+
+/// The rest of the first line (or control name) starting with `prefix` (case-insensitive).
+pub(crate) fn after_prefix<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    prefixes: &[&str],
+) -> Option<String> {
+    lines.into_iter().find_map(|line| {
+        let lower = line.trim().to_lowercase();
+        prefixes.iter().find_map(|p| {
+            lower
+                .starts_with(p)
+                .then(|| line.trim().get(p.len()..).unwrap_or("").trim())
+                .filter(|rest| !rest.is_empty())
+                .map(|rest| rest.chars().take(200).collect())
+        })
+    })
+}
+
+/// `index` is `ancestor` or inside it.
+pub(crate) fn is_within(snapshot: &Snapshot, index: usize, ancestor: usize) -> bool {
+    let mut at = Some(index);
+    while let Some(i) = at {
+        if i == ancestor {
+            return true;
+        }
+        at = snapshot
+            .nodes
+            .get(i)
+            .and_then(|n| n.parent)
+            .map(|p| p as usize);
+    }
+    false
+}
+
+/// A pending question the user must answer: the smallest dialog, alert or group holding both an
+/// approving and a refusing button, and its text without the buttons' names.
+pub(crate) fn approval_prompt(
+    snapshot: &Snapshot,
+    approve: &[&str],
+    refuse: &[&str],
+) -> Option<String> {
+    let containers = visible(snapshot).filter(|(_, n)| {
+        matches!(
+            n.role,
+            Role::Dialog | Role::Alert | Role::Group | Role::Form | Role::Window
+        )
+    });
+    let mut best: Option<(usize, usize)> = None; // (subtree size, index)
+    for (index, _) in containers {
+        let inside: Vec<&Node> = visible(snapshot)
+            .filter(|(i, _)| is_within(snapshot, *i, index))
+            .map(|(_, n)| n)
+            .collect();
+        let has = |names: &[&str]| {
+            inside
+                .iter()
+                .any(|n| n.role.is_interactive() && name_is(&n.name, names))
+        };
+        if has(approve) && has(refuse) && best.is_none_or(|(size, _)| inside.len() < size) {
+            best = Some((inside.len(), index));
+        }
+    }
+    let (_, index) = best?;
+    let prompt: Vec<String> = reading_order(snapshot, index)
+        .into_iter()
+        .filter(|line| !name_is(line, approve) && !name_is(line, refuse))
+        .filter(|line| snapshot.nodes.get(index).is_none_or(|c| c.name != *line))
+        .collect();
+    let prompt = prompt
+        .iter()
+        .find(|l| l.trim_end().ends_with('?'))
+        .or(prompt.first())?;
+    Some(prompt.chars().take(200).collect())
 }
 
 /// The text of the subtree at `root` in reading order (document order): names and values of
