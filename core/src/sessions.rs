@@ -217,6 +217,16 @@ impl Sessions {
         }
     }
 
+    /// Some session was written within `window` (an active session keeps the model warm longer).
+    pub fn any_updated_within(&self, window: Duration) -> bool {
+        let cutoff = std::time::SystemTime::now().checked_sub(window);
+        self.files().iter().any(|(_, file)| {
+            std::fs::metadata(file)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| cutoff.is_none_or(|c| t >= c))
+        })
+    }
+
     fn files(&self) -> Vec<(SessionKey, PathBuf)> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
