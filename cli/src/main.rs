@@ -16,9 +16,34 @@ mod worker;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-computer-use", version, about)]
 struct Cli {
-    /// Check the configuration, the display and the accessibility bus, and print a JSON report.
+    /// Check everything (configuration, display, accessibility bus, model server and model) and
+    /// print a JSON report; exit 1 when something does not work.
     #[arg(long)]
     health: bool,
+
+    /// Ask one question about a window (look_at_screen) and print the JSON answer.
+    #[arg(long, value_name = "QUESTION", conflicts_with_all = ["health", "click", "click_steps", "type_text", "release"])]
+    ask: Option<String>,
+
+    /// With --ask: the app name, window title or window id (default: the focused window).
+    #[arg(long, value_name = "APP", requires = "ask")]
+    app: Option<String>,
+
+    /// With --ask: also capture the window and write the JPEG here.
+    #[arg(long, value_name = "FILE", requires = "ask")]
+    image_out: Option<std::path::PathBuf>,
+
+    /// With --ask: the session's client and id (changed_since_last, cached answers).
+    #[arg(long, value_names = ["CLIENT", "SESSION_ID"], num_args = 2, requires = "ask")]
+    session: Option<Vec<String>>,
+
+    /// Unload the local model now and print how much memory was freed.
+    #[arg(long)]
+    release: bool,
+
+    /// With the stdio MCP server: also serve GET /health on 127.0.0.1:8765 (health.port).
+    #[arg(long)]
+    health_http: bool,
 
     /// Click the element labelled LABEL in APP's window: --click APP LABEL.
     #[arg(long, num_args = 2, value_names = ["APP", "LABEL"], conflicts_with_all = ["click_steps", "type_text"])]
@@ -220,7 +245,23 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
             )
         })?;
     if cli.health {
-        return runtime.block_on(health::run(&config));
+        return runtime.block_on(health::run(config));
+    }
+    if let Some(question) = &cli.ask {
+        let request = cu_mcp::service::LookRequest {
+            question: question.clone(),
+            app: cli.app.clone(),
+            client: cli.session.as_ref().and_then(|s| s.first().cloned()),
+            session_id: cli.session.as_ref().and_then(|s| s.get(1).cloned()),
+            include_image: cli.image_out.is_some(),
+            keep_warm: false,
+        };
+        return runtime.block_on(ask(request, cli.image_out.as_deref(), config));
+    }
+    if cli.release {
+        let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
+        emit(&runtime.block_on(service.model().release())?);
+        return Ok(CuExit::Success);
     }
     if let Some(request) = label_request(&cli) {
         return runtime.block_on(run_label_action(request, config));
@@ -229,12 +270,42 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
         return runtime.block_on(run_command(command, config));
     }
     // No command: serve MCP over stdio, the way agents start us.
+    let health_http = cli.health_http || config.health_http;
     let server = mcp_server(cu_mcp::service::Service::new(
         cu_backends::platform_backend(),
         config,
     ));
+    if health_http {
+        let service = server.service().clone();
+        let port = service.config().health_port;
+        runtime.spawn(async move {
+            if let Err(e) = cu_mcp::http::serve_health(service, port).await {
+                tracing::warn!("health endpoint: {e}");
+            }
+        });
+    }
     runtime.block_on(cu_mcp::server::serve_stdio(server))?;
     Ok(CuExit::Success)
+}
+
+/// `--ask`: one look_at_screen, its JSON on stdout, the image to `image_out`; exit 1 when the
+/// model failed (the JSON then carries the error and `extracted`).
+async fn ask(
+    request: cu_mcp::service::LookRequest,
+    image_out: Option<&std::path::Path>,
+    config: Config,
+) -> Result<CuExit, Error> {
+    let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
+    let outcome = service.look_at_screen(&request).await?;
+    if let (Some(path), Some(jpeg)) = (image_out, &outcome.jpeg) {
+        write_atomically(path, jpeg)?;
+    }
+    emit(&outcome.body);
+    Ok(if outcome.failed {
+        CuExit::Failed
+    } else {
+        CuExit::Success
+    })
 }
 
 /// A `--click`, `--click-steps` or `--type` request.

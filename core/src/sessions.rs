@@ -30,8 +30,13 @@ impl SessionKey {
     /// Both sanitized to `[A-Za-z0-9_-]{1,64}` (other characters dropped); a session id without
     /// a client uses client `default`.
     pub fn new(client: Option<&str>, session_id: &str) -> Result<SessionKey> {
+        let mut client = sanitize("client", client.unwrap_or("default"))?;
+        // "__" separates client from session id in file names.
+        while client.contains("__") {
+            client = client.replace("__", "_");
+        }
         Ok(SessionKey {
-            client: sanitize("client", client.unwrap_or("default"))?,
+            client,
             session_id: sanitize("session_id", session_id)?,
         })
     }

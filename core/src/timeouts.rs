@@ -55,15 +55,22 @@ pub struct Timeout {
     pub timeout_seconds: f64,
     /// Where it came from.
     pub timeout_source: Source,
-    /// Warm samples it was based on.
+    /// Warm samples it was based on (left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
     pub samples: usize,
-    /// The model was cold (extra added).
+    /// The model was cold (extra added); left out when warm.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cold: bool,
     /// The call's budget, when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_seconds: Option<f64>,
-    /// The budget cut the timeout.
+    /// The budget cut the timeout (left out when it did not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub budget_capped: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl TimingStats {

@@ -258,6 +258,47 @@ impl RateLimit {
     }
 }
 
+/// Serves `GET /health` on loopback `port` (the `health` tool's JSON; 200 when ok, else 503)
+/// until the process ends; beside the stdio server when `health.http` is on.
+pub async fn serve_health(
+    service: std::sync::Arc<crate::service::Service>,
+    port: u16,
+) -> Result<(), Error> {
+    let app = axum::Router::new().route(
+        "/health",
+        axum::routing::get(move || {
+            let service = service.clone();
+            async move {
+                let report = service.health().await;
+                let status = if report["ok"] == true {
+                    axum::http::StatusCode::OK
+                } else {
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE
+                };
+                (
+                    status,
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    report.to_string(),
+                )
+            }
+        }),
+    );
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot listen on {addr}: {e}"),
+        )
+        .with_suggestion(
+            "Another process serves health there; set health.port (MCP_CU_HEALTH_PORT).",
+        )
+    })?;
+    tracing::info!(%addr, "serving GET /health");
+    axum::serve(listener, app)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("health server failed: {e}")))
+}
+
 /// Serves MCP at `/mcp` until the process ends.
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), Error> {
     check_listener(&options)?;

@@ -16,7 +16,8 @@ use serde::de::DeserializeOwned;
 
 use crate::remote::{Remote, Route};
 use crate::service::{
-    ActionRequest, ClickRequest, DesktopAnswer, DesktopRequest, Service, StateRequest, TypeRequest,
+    ActionRequest, ClickRequest, DesktopAnswer, DesktopRequest, LookRequest, Service, StateRequest,
+    TypeRequest,
 };
 
 /// The instructions sent on `initialize`; the same text is `docs/AGENTS_SNIPPET.md`.
@@ -174,6 +175,31 @@ impl McpServer {
             "type_text" => {
                 let request: TypeRequest = parse(args)?;
                 Ok(json_result(&self.service.type_text(&request).await?))
+            }
+            "look_at_screen" => {
+                let request: LookRequest = parse(args)?;
+                let outcome = self.service.look_at_screen(&request).await?;
+                let mut result = json_result(&outcome.body);
+                if outcome.failed {
+                    result.is_error = Some(true);
+                }
+                if let Some(jpeg) = &outcome.jpeg {
+                    result.content.push(jpeg_block(jpeg));
+                }
+                Ok(result)
+            }
+            "ping" => {
+                let _: NoArgs = parse(args)?;
+                let started = std::time::Instant::now();
+                Ok(json_result(&self.service.model().ping(started).await?))
+            }
+            "health" => {
+                let _: NoArgs = parse(args)?;
+                Ok(json_result(&self.service.health().await))
+            }
+            "release_model" => {
+                let _: NoArgs = parse(args)?;
+                Ok(json_result(&self.service.model().release().await?))
             }
             INTERNAL_DESKTOP_CALL if self.internal => {
                 let request: DesktopRequest = parse(args)?;

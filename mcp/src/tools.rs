@@ -35,7 +35,45 @@ pub fn definitions() -> Vec<Tool> {
 }
 
 fn local_definitions() -> Vec<Tool> {
+    let no_args =
+        || schema(json!({ "type": "object", "properties": {}, "additionalProperties": false }));
     vec![
+        Tool::new(
+            "look_at_screen",
+            "Ask one short question about a window (\"Is Claude finished?\") and get ~100 tokens of JSON: status (working, finished, waiting, error, unknown; read in code from the app's controls), summary (a local model's answer), confidence, details (project, session, failures, next_step, url… per app), changed_since_last (with client+session_id). Read-only. Ask in English, one thing per call. include_image adds a JPEG of that window only (expensive: use when text is not enough).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "question": { "type": "string", "minLength": 1, "maxLength": 300, "description": "One short question, in English." },
+                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title (\"Claude\", \"Calculator\"), or a window id from gui_list. Default: the focused window." },
+                    "client": { "type": "string", "description": "Your agent's name (codex, claude…), with session_id; A-Z a-z 0-9 _ -, at most 64." },
+                    "session_id": { "type": "string", "description": "Your task's id (A-Z a-z 0-9 _ -, at most 64): enables changed_since_last and cached answers on an unchanged screen. A new id replaces your client's old session." },
+                    "include_image": { "type": "boolean", "description": "Also return a JPEG of the window (max 1024 px wide)." },
+                    "keep_warm": { "type": "boolean", "description": "Keep the model loaded 10 minutes (more looks coming)." }
+                },
+                "required": ["question"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
+        Tool::new(
+            "ping",
+            "Check the bridge before a task: the model server answers and the model loads (so the next look_at_screen is warm).",
+            no_args(),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
+        Tool::new(
+            "health",
+            "Everything at once: the desktop backend, the model server and model, Ollama auto-start, free RAM. ok is true when all work.",
+            no_args(),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
+        Tool::new(
+            "release_model",
+            "Unload the local model now to free RAM (call it when your task is done); reports freed_mb.",
+            no_args(),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
         Tool::new(
             "gui_list",
             "List the visible application windows (id, app, title, pid, bounds, focused) and the desktop backend's capabilities. Start here.",

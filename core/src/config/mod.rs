@@ -101,6 +101,8 @@ pub struct Config {
     pub snapshot_details: bool,
     /// Serve GET /health on 127.0.0.1:8765.
     pub health_http: bool,
+    /// Port of the health endpoint (default 8765).
+    pub health_port: u16,
     /// Remote workers this process may forward tool calls to (`[machines.NAME]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<MachineConfig>,
@@ -146,6 +148,7 @@ impl Config {
             image_quality: 70,
             snapshot_details: true,
             health_http: false,
+            health_port: 8765,
             machines: Vec::new(),
             file: None,
         }

@@ -186,5 +186,7 @@ pub static SETTINGS: &[Setting] = &[
     Setting { key: "look.snapshot_details", env: "MCP_CU_SNAPSHOT_DETAILS", kind: Kind::Bool,
         doc: "Extra snapshot inspection for details.", apply: |c, v| c.snapshot_details = as_bool(v) },
     Setting { key: "health.http", env: "MCP_CU_HEALTH_HTTP", kind: Kind::Bool,
-        doc: "Serve GET /health on 127.0.0.1:8765.", apply: |c, v| c.health_http = as_bool(v) },
+        doc: "Serve GET /health on 127.0.0.1 (port health.port) beside the stdio server.", apply: |c, v| c.health_http = as_bool(v) },
+    Setting { key: "health.port", env: "MCP_CU_HEALTH_PORT", kind: Kind::Int { min: 1, max: 65_535 },
+        doc: "Port of the health endpoint.", apply: |c, v| c.health_port = u16::try_from(as_u64(v)).unwrap_or(8765) },
 ];

@@ -127,6 +127,7 @@ pub struct TypeResult {
 impl Service {
     /// `click`: one label, or a sequence of up to ten.
     pub async fn click(&self, req: &ClickRequest) -> Result<ClickResult> {
+        let started = Instant::now();
         let labels = click_labels(req);
         let base = AuditRecord {
             action: Some("click".into()),
@@ -169,7 +170,7 @@ impl Service {
                 ..base.clone()
             };
             match self
-                .click_one(&window, step, label, req.confirm_dangerous)
+                .click_one(&window, step, label, req.confirm_dangerous, started)
                 .await
             {
                 Ok(done) => {
@@ -203,12 +204,29 @@ impl Service {
         step: usize,
         label: &str,
         confirmed: bool,
+        call_started: Instant,
     ) -> Result<ClickStep> {
         let snapshot = self.observe(window).await?;
         let candidates = Candidates::of(&snapshot);
         let view = candidates.view(&snapshot);
-        let found = match matching::resolve(label, &view, |_| true) {
-            Resolution::One(m) => m,
+        let (found, by_model) = match matching::resolve(label, &view, |_| true) {
+            Resolution::One(m) => (m, false),
+            Resolution::Weak(weak) if self.config.resolve_with_model && self.model().enabled() => {
+                let described: Vec<String> = weak
+                    .iter()
+                    .map(|m| {
+                        let c = &view[m.index];
+                        format!("{} {:?}", c.role, c.name)
+                    })
+                    .collect();
+                match self.model().pick(label, &described, call_started).await {
+                    Some(i) => (weak[i], true),
+                    None => {
+                        let weak = Resolution::Weak(weak);
+                        return Err(unresolved(step, label, weak, &candidates, &snapshot, false));
+                    }
+                }
+            }
             other => {
                 return Err(unresolved(
                     step,
@@ -220,7 +238,10 @@ impl Service {
                 ))
             }
         };
-        let (node, resolved) = resolved(label, &candidates, &snapshot, &found)?;
+        let (node, mut resolved) = resolved(label, &candidates, &snapshot, &found)?;
+        if by_model {
+            resolved.how = "model";
+        }
         target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
         let approved_by = self
             .gate_resolved(window, step, "click", &resolved, node, confirmed)

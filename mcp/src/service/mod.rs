@@ -6,6 +6,8 @@ mod approval;
 mod desktop;
 mod image;
 mod label;
+mod look;
+mod model;
 mod open;
 mod target;
 
@@ -28,6 +30,8 @@ pub use desktop::{DesktopAnswer, DesktopRequest};
 pub use label::{
     ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
 };
+pub use look::{LookOutcome, LookRequest};
+pub use model::ModelRuntime;
 pub use open::{OpenRequest, OpenResult};
 
 /// What every tool shares.
@@ -43,6 +47,10 @@ pub struct Service {
     instance: Option<String>,
     /// Tool calls running now (a worker's `/health` says busy or idle).
     in_flight: std::sync::atomic::AtomicUsize,
+    /// The model behind look_at_screen and click's resolution.
+    model: ModelRuntime,
+    /// look_at_screen calls without a session (after two, answers suggest one).
+    unsessioned_looks: std::sync::atomic::AtomicU32,
 }
 
 /// `gui_list`'s answer.
@@ -114,6 +122,8 @@ impl Service {
             states: StateRegistry::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
             approvals: cu_core::approvals::Approvals::new(&config.sessions_dir),
+            model: ModelRuntime::new(&config),
+            unsessioned_looks: std::sync::atomic::AtomicU32::new(0),
             config,
             instance: None,
             in_flight: std::sync::atomic::AtomicUsize::new(0),
@@ -181,6 +191,34 @@ impl Service {
     /// The configuration in force.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The model runtime (`ping`, `release_model`).
+    pub fn model(&self) -> &ModelRuntime {
+        &self.model
+    }
+
+    /// `health`: the desktop backend, the model server, auto-start; `ok` when both work.
+    pub async fn health(&self) -> serde_json::Value {
+        let gui = match self.backend.info().await {
+            Ok(info) => serde_json::json!({ "ok": true, "backend": info }),
+            Err(e) => serde_json::json!({ "ok": false, "error": e.to_json()["error"] }),
+        };
+        let model = self.model.health().await;
+        let (autostarted, last) = self.model.autostart_report();
+        let ok = gui["ok"] == true && model["ok"] == true;
+        let mut out = serde_json::json!({
+            "ok": ok,
+            "version": env!("CARGO_PKG_VERSION"),
+            "gui": gui,
+            "model": model,
+            "ollama_autostarted": autostarted,
+            "sessions_dir": self.config.sessions_dir,
+        });
+        if let Some(last) = last {
+            out["last_autostart"] = serde_json::json!(last);
+        }
+        out
     }
 
     /// `gui_list`.
