@@ -40,9 +40,9 @@ pub struct AutostartReport {
 pub enum Outcome {
     /// Auto-start does not apply (off, another API, or a remote URL).
     NotApplicable,
-    /// The server answered already.
+    /// The server answered already (or another process started it meanwhile).
     Running,
-    /// This call started it (or waited for another process that did), and it answers.
+    /// This call started it, and it answers.
     Started(AutostartReport),
     /// It could not be started or did not answer in time.
     Failed(AutostartReport),
@@ -130,6 +130,10 @@ pub async fn ensure_running(client: &ModelClient, config: &Config, max_wait: Dur
         Ok(Err(e)) => (None, Some(e)),
         Err(e) => (None, Some(format!("the start-up task failed: {e}"))),
     };
+    if up && method.is_none() {
+        // Another process started it while this one waited for the lock.
+        return Outcome::Running;
+    }
     let report = AutostartReport {
         at_ms: now_ms(),
         method: method.unwrap_or_else(|| "none".into()),

@@ -330,6 +330,16 @@ fn parse_answer(content: &str) -> Result<Value, ModelError> {
             return Ok(v);
         }
     }
+    // Cut off at the token limit inside a string: close it (the grammar kept it valid so far).
+    if let Some(s) = start {
+        for ending in ["\"}", "}", "\"]}"] {
+            if let Ok(v @ Value::Object(_)) =
+                serde_json::from_str(&format!("{}{ending}", &trimmed[s..]))
+            {
+                return Ok(v);
+            }
+        }
+    }
     Err(ModelError::BadAnswer(format!(
         "not a JSON object: {}",
         trimmed.chars().take(120).collect::<String>()
@@ -349,6 +359,11 @@ mod tests {
         assert_eq!(
             parse_answer("```json\n{\"summary\":\"ok\"}\n```").ok(),
             Some(json!({"summary":"ok"}))
+        );
+        assert_eq!(
+            parse_answer("{\"summary\":\"the build is runn").ok(),
+            Some(json!({"summary":"the build is runn"})),
+            "an answer cut at the token limit is closed"
         );
         assert!(matches!(parse_answer("no"), Err(ModelError::BadAnswer(_))));
         assert!(matches!(parse_answer("[1]"), Err(ModelError::BadAnswer(_))));

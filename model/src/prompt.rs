@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 pub const SUMMARY_MAX_CHARS: u64 = 200;
 /// Most window text sent, characters (the newest text, at the end, is kept).
 pub const MAX_TEXT_CHARS: usize = 6000;
-/// Tokens a summary may take.
-pub const SUMMARY_MAX_TOKENS: u32 = 120;
+/// Tokens a summary may take (200 characters of Hebrew can take 400 tokens in a small model's
+/// vocabulary; the schema's grammar ends generation when the JSON closes).
+pub const SUMMARY_MAX_TOKENS: u32 = 450;
 
 /// The instructions for a window summary.
 pub const SUMMARY_SYSTEM: &str = "You read the text of one desktop window for a coding agent. \

@@ -254,11 +254,15 @@ fn record_of(window: &WindowInfo, e: &Extracted) -> SessionRecord {
     }
 }
 
-/// A stable fingerprint of what the window says (FNV-1a over its text and status).
+/// A stable fingerprint of what the window says (FNV-1a over its text lines and status). The
+/// lines are sorted first: toolkits reorder siblings between observations (GTK moves a pressed
+/// button in its grid's list), which is no change a reader sees.
 fn fingerprint(text: &[String], status: Status) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let status = format!("{status:?}");
-    for chunk in text.iter().map(String::as_str).chain([status.as_str()]) {
+    let mut lines: Vec<&str> = text.iter().map(String::as_str).collect();
+    lines.sort_unstable();
+    for chunk in lines.into_iter().chain([status.as_str()]) {
         for byte in chunk.bytes().chain([0u8]) {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0100_0000_01b3);
@@ -332,6 +336,11 @@ mod tests {
         assert_ne!(
             fingerprint(&a, Status::Working),
             fingerprint(&a, Status::Finished)
+        );
+        let reordered = vec!["two".to_owned(), "one".to_owned()];
+        assert_eq!(
+            fingerprint(&a, Status::Working),
+            fingerprint(&reordered, Status::Working)
         );
         let joined = vec!["onetwo".to_owned()];
         assert_ne!(

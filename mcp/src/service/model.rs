@@ -429,9 +429,11 @@ impl ModelRuntime {
         };
         match client.models(Duration::from_secs(5)).await {
             Ok(models) => {
+                // A single-model OpenAI-compatible server (llama.cpp) answers under any name.
                 let present = models
                     .iter()
-                    .any(|m| m == client.model() || m.split(':').next() == Some(client.model()));
+                    .any(|m| m == client.model() || m.split(':').next() == Some(client.model()))
+                    || (client.api() == LlmApi::Openai && models.len() == 1);
                 out["reachable"] = json!(true);
                 out["model_available"] = json!(present);
                 out["ok"] = json!(present);
