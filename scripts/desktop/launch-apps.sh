@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox chromium chromium-controls
+#       firefox chromium chromium-controls, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -54,6 +54,10 @@ for a in "${APPS[@]}"; do case $a in
                 --disable-default-apps --disable-extensions --disable-domain-reliability \
                 --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
                 --window-size=1000,700 --window-position=250,120 "file://$STATE/web/controls.html" ;;
+  outline:*)  # a profile fixture as a live GTK window: outline:claude_code/working
+              key="${a//[:\/]/-}"
+              run "$key" $PY "$FIX/outline_window.py" "$FIX/extract/${a#outline:}.outline"
+              echo "$a=${pids[-1]}" ;;
   *) echo "unknown app $a" >&2; exit 2 ;;
 esac; done
 $PY "$HERE/atspi_wait.py" "${pids[@]}" --timeout "${DESKENV_APP_TIMEOUT:-60}" 2>&1 | grep -v dbind-WARNING >&2

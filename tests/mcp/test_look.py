@@ -401,3 +401,28 @@ async def test_cli_ask_release_and_health_http(apps, server_env, llm_url, tmp_pa
         finally:
             proc.stdin.close()
             proc.wait(timeout=10)
+
+
+async def test_profiles_read_live_windows_built_from_their_fixtures(apps, server_env):
+    # The hand-written fixtures as real GTK windows under the apps' names: extraction through AT-SPI.
+    env = dict(server_env, MCP_CU_MODEL="none")
+    async with client_for(env) as client:
+        for kind, app, status, expect in [
+            ("outline:claude_code/working", "Claude", "working",
+             {"session": "Fix login flow", "branch": "fix/login-redirect", "context_used": "45%", "background_tasks": 2}),
+            ("outline:claude_code/finished", "Claude", "finished",
+             {"next_step": "update the expired-token fixture, then rerun the suite."}),
+            ("outline:codex_desktop/finished", "Codex", "finished",
+             {"projects": ["acme-app", "infra"], "needs_attention": True, "mode": "Agent"}),
+            ("outline:editor/failing", "Cursor", "error", {"project": "acme-app"}),
+        ]:
+            pid = apps.launch(kind)
+            w = await window_of(client, pid)
+            err, res = await call(client, "look_at_screen", {"question": "Is it finished?", "app": w["id"]})
+            assert not err, (kind, res)
+            assert res["status"] == status, (kind, res)
+            for key, value in expect.items():
+                assert res["details"].get(key) == value, (kind, key, res["details"])
+            if kind.endswith("failing"):
+                assert any("2 errors in Problems" in f for f in res["details"]["failures"]), res
+            assert "Stop" not in res["summary"] and res["model_used"] == "none", res

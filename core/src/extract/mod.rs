@@ -118,11 +118,14 @@ pub fn extract(snapshot: &Snapshot, snapshot_details: bool) -> Extracted {
     }
     out.truncated = snapshot.truncated.is_some();
     out.hint = renderer::missing_tree_hint(snapshot, &out.text);
-    let controls: std::collections::HashSet<&str> = snapshot
+    // The last message is prose: not a control's label or content (a terminal's output is prose).
+    let controls: std::collections::HashSet<String> = snapshot
         .nodes
         .iter()
         .filter(|n| n.role.is_interactive() && n.role != Role::Terminal)
-        .map(|n| n.name.trim())
+        .flat_map(|n| [Some(n.name.as_str()), n.value.as_deref()])
+        .flatten()
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     let prose: Vec<String> = out
         .text
