@@ -1,7 +1,9 @@
 //! Benchmark helper: times our snapshot of each window (warm, one process) and XTEST click and
 //! capture latency. `scripts/bench/snapshot-bench.sh` runs it beside pyatspi, xdotool and xwd.
 //!
-//! Usage: `bench snapshot REPS WINDOW_ID...` | `bench input REPS WINDOW_ID X Y`
+//! Usage: `bench snapshot REPS WINDOW_ID...` | `bench input REPS WINDOW_ID X Y` |
+//! `bench extract REPS SOURCE...` (SOURCE: a fixture file, `synthetic:NODES`, or a live window id:
+//! extraction time, plus the read for a live window, and the window's full text in tokens).
 //! Prints one JSON object per line on stdout.
 
 use std::time::Instant;
@@ -17,6 +19,61 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// A snapshot from a fixture file, a synthetic window of N nodes (the Claude fixture repeated),
+/// or a live window (with its median read time over `reps`).
+async fn load_source(
+    backend: &dyn cu_core::backend::Backend,
+    source: &str,
+    reps: usize,
+) -> anyhow::Result<(cu_core::element::Snapshot, Option<f64>)> {
+    if let Some(n) = source.strip_prefix("synthetic:") {
+        let n: usize = n.parse()?;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/extract/claude_code/finished.outline");
+        let text = std::fs::read_to_string(root)?;
+        let (head, body) = text
+            .split_once("\n---\n")
+            .ok_or_else(|| anyhow::anyhow!("no ---"))?;
+        let mut lines: Vec<&str> = body.lines().filter(|l| !l.trim().is_empty()).collect();
+        let window = lines.remove(0);
+        let mut out = format!("{head}\n---\n{window}\n");
+        let mut count = 1;
+        while count < n {
+            for line in &lines {
+                if count >= n {
+                    break;
+                }
+                out.push_str(line);
+                out.push('\n');
+                count += 1;
+            }
+        }
+        let snapshot =
+            cu_core::extract::outline_fixture::parse(&out).map_err(|e| anyhow::anyhow!(e))?;
+        return Ok((snapshot, None));
+    }
+    let path = std::path::Path::new(source);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)?;
+        let snapshot = if source.ends_with(".outline") {
+            cu_core::extract::outline_fixture::parse(&text).map_err(|e| anyhow::anyhow!(e))?
+        } else {
+            serde_json::from_str(&text)?
+        };
+        return Ok((snapshot, None));
+    }
+    let id = source.into();
+    let options = SnapshotOptions::default();
+    let snapshot = backend.snapshot(&id, &options).await?;
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        backend.snapshot(&id, &options).await?;
+        times.push(ms(t));
+    }
+    Ok((snapshot, Some((median(times) * 10.0).round() / 10.0)))
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -123,6 +180,30 @@ async fn main() -> anyhow::Result<()> {
                         "{}",
                         serde_json::json!({ "window": snap.window.title, "document": document, "elements": outline.ids.len(),
                             "tokens": tokens, "bytes": outline.text.len(), "tokens_per_element": per })
+                    );
+                }
+            }
+        }
+        Some("extract") => {
+            let bpe = tiktoken_rs::o200k_base()?;
+            backend.list_windows().await?;
+            for source in &args[2..] {
+                let (snapshot, read_ms) = load_source(backend.as_ref(), source, reps).await?;
+                let mut times = Vec::new();
+                let mut extracted = cu_core::extract::extract(&snapshot, true);
+                for _ in 0..reps.max(20) {
+                    let t = Instant::now();
+                    extracted = cu_core::extract::extract(&snapshot, true);
+                    times.push(ms(t));
+                }
+                let full_text = cu_core::extract::reading_order(&snapshot, 0).join("\n");
+                #[allow(clippy::print_stdout)]
+                {
+                    println!(
+                        "{}",
+                        serde_json::json!({ "source": source, "profile": extracted.extractor, "status": extracted.status,
+                            "nodes": snapshot.nodes.len(), "extract_median_ms": (median(times) * 1000.0).round() / 1000.0,
+                            "read_median_ms": read_ms, "full_text_tokens": bpe.encode_ordinary(&full_text).len() })
                     );
                 }
             }

@@ -61,7 +61,7 @@ pub struct Timeout {
     /// The model was cold (extra added); left out when warm.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cold: bool,
-    /// The call's budget, when on.
+    /// The call's budget, when on (shown only when it cut the timeout, to keep answers small).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_seconds: Option<f64>,
     /// The budget cut the timeout (left out when it did not).
@@ -153,7 +153,7 @@ impl TimingStats {
             timeout_source: source,
             samples: if use_adaptive { self.warm.len() } else { 0 },
             cold,
-            budget_seconds: budget,
+            budget_seconds: budget.filter(|_| capped),
             budget_capped: capped,
         })
     }

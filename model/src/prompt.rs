@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 /// Longest summary the schema allows (a rambling model still closes its JSON).
-pub const SUMMARY_MAX_CHARS: u64 = 200;
+pub const SUMMARY_MAX_CHARS: u64 = 160;
 /// Most window text sent, characters (the newest text, at the end, is kept).
 pub const MAX_TEXT_CHARS: usize = 6000;
 /// Tokens a summary may take (200 characters of Hebrew can take 400 tokens in a small model's

@@ -134,7 +134,9 @@ pub fn snapshot_details(snapshot: &Snapshot, out: &mut Extracted) {
                 .trim()
                 .to_owned()
         });
-    out.set("tab", json!(tab));
+    // The active tab's label usually repeats the page title: only a different one is news.
+    let title = out.details.get("page_title").and_then(|t| t.as_str());
+    out.set("tab", json!(tab.filter(|t| Some(t.as_str()) != title)));
     let headings: Vec<&str> = nodes
         .iter()
         .enumerate()

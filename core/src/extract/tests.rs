@@ -55,11 +55,16 @@ fn a_normal_page_reads_title_url_tab_and_headings_and_stays_unknown() {
             "{file}: browser chrome left out"
         );
     }
-    let chromium = extract(&fixture("chromium-page.json"), true);
+    let mut chromium = fixture("chromium-page.json");
+    chromium.window.title = "Other - Chromium".into();
     assert_eq!(
-        chromium.details["tab"], "A11y Fixture Page",
-        "memory usage tag stripped"
+        extract(&chromium, true).details["tab"],
+        "A11y Fixture Page",
+        "memory usage tag stripped; shown when it differs from the page title"
     );
+    assert!(!extract(&fixture("chromium-page.json"), true)
+        .details
+        .contains_key("tab"));
 }
 
 #[test]
