@@ -411,15 +411,22 @@ async def test_profiles_read_live_windows_built_from_their_fixtures(apps, server
             ("outline:claude_code/working", "Claude", "working",
              {"session": "Fix login flow", "branch": "fix/login-redirect", "context_used": "45%", "background_tasks": 2}),
             ("outline:claude_code/finished", "Claude", "finished",
-             {"next_step": "update the expired-token fixture, then rerun the suite."}),
+             {"next_step": "update the expired-token fixture, then rerun the suite.",
+              "files": ["src/auth/redirect.rs", "tests/login.rs"], "model": "Claude Sonnet 4.5"}),
             ("outline:codex_desktop/finished", "Codex", "finished",
              {"projects": ["acme-app", "infra"], "needs_attention": True, "mode": "Agent"}),
             ("outline:editor/failing", "Cursor", "error", {"project": "acme-app"}),
         ]:
             pid = apps.launch(kind)
             w = await window_of(client, pid)
-            err, res = await call(client, "look_at_screen", {"question": "Is it finished?", "app": w["id"]})
-            assert not err, (kind, res)
+            deadline = time.time() + 5  # a window that just appeared may still be laying out
+            while True:
+                err, res = await call(client, "look_at_screen", {"question": "Is it finished?", "app": w["id"]})
+                assert not err, (kind, res)
+                settled = res["status"] == status and all(res.get("details", {}).get(k) == v for k, v in expect.items())
+                if settled or time.time() > deadline:
+                    break
+                await asyncio.sleep(0.2)
             assert res["status"] == status, (kind, res)
             for key, value in expect.items():
                 assert res["details"].get(key) == value, (kind, key, res["details"])

@@ -9,8 +9,8 @@
 use serde_json::json;
 
 use super::{
-    after_prefix, approval_prompt, control, is_within, name_is, reading_order, visible, Extracted,
-    Status,
+    after_prefix, approval_prompt, control, is_within, label_of, name_is, reading_order, value_of,
+    visible, Extracted, Status,
 };
 use crate::element::Snapshot;
 use crate::role::Role;
@@ -112,17 +112,9 @@ pub fn snapshot_details(snapshot: &Snapshot, out: &mut Extracted) {
     }
     let valued = |names: &[&str]| {
         visible(snapshot)
-            .map(|(_, n)| n)
-            .filter(|n| matches!(n.role, Role::ComboBox | Role::Button | Role::MenuItem))
-            .find(|n| name_is(&n.name, names))
-            .and_then(|n| {
-                n.value.clone().or_else(|| {
-                    n.name
-                        .split_once(':')
-                        .map(|(_, v)| v.trim().to_owned())
-                        .filter(|v| !v.is_empty())
-                })
-            })
+            .filter(|(_, n)| matches!(n.role, Role::ComboBox | Role::Button | Role::MenuItem))
+            .find(|(_, n)| name_is(&n.name, names))
+            .and_then(|(i, _)| value_of(snapshot, i))
     };
     for (key, names) in [
         (
@@ -151,15 +143,9 @@ fn changed_files(snapshot: &Snapshot) -> Vec<String> {
     }) else {
         return Vec::new();
     };
-    // A heading names the list after it (its next sibling); a group or list holds the items.
+    // A heading names the list below it; a group or list holds the items itself.
     let container = match node.role {
-        Role::Heading => node
-            .parent
-            .and_then(|p| snapshot.nodes.get(p as usize))
-            .and_then(|p| {
-                let at = p.children.iter().position(|c| *c as usize == header)?;
-                p.children.get(at + 1).map(|c| *c as usize)
-            }),
+        Role::Heading => list_below(snapshot, header),
         _ => Some(header),
     };
     let Some(container) = container else {
@@ -170,11 +156,33 @@ fn changed_files(snapshot: &Snapshot) -> Vec<String> {
             *i != container
                 && is_within(snapshot, *i, container)
                 && matches!(n.role, Role::ListItem | Role::Link | Role::TreeItem)
-                && !n.name.trim().is_empty()
         })
-        .map(|(_, n)| n.name.trim().to_owned())
+        .map(|(i, _)| label_of(snapshot, i))
+        .filter(|label| !label.is_empty())
         .take(8)
         .collect()
+}
+
+/// The sibling list nearest below a heading: by position when the tree has bounds (toolkits
+/// reorder siblings, GTK among them), else the next sibling.
+fn list_below(snapshot: &Snapshot, heading: usize) -> Option<usize> {
+    let node = snapshot.nodes.get(heading)?;
+    let parent = snapshot.nodes.get(node.parent? as usize)?;
+    let siblings: Vec<usize> = parent.children.iter().map(|c| *c as usize).collect();
+    if let Some(top) = node.bounds.map(|b| b.y + b.height) {
+        let below = siblings
+            .iter()
+            .filter_map(|i| Some((*i, snapshot.nodes.get(*i)?)))
+            .filter(|(_, n)| matches!(n.role, Role::List | Role::Tree | Role::Group))
+            .filter_map(|(i, n)| Some((i, n.bounds?.y)))
+            .filter(|(_, y)| *y >= top - 2)
+            .min_by_key(|(_, y)| *y);
+        if let Some((i, _)) = below {
+            return Some(i);
+        }
+    }
+    let at = siblings.iter().position(|c| *c == heading)?;
+    siblings.get(at + 1).copied()
 }
 
 /// "Context: 45% used", "45% context left"…: the percentage on a line about the context.

@@ -197,6 +197,56 @@ pub(crate) fn after_prefix<'a>(
     })
 }
 
+/// What a user reads as an element's label: its name, or, for a nameless item (GTK list rows,
+/// web list items), the text inside it.
+pub(crate) fn label_of(snapshot: &Snapshot, index: usize) -> String {
+    let Some(node) = snapshot.nodes.get(index) else {
+        return String::new();
+    };
+    let name = node.name.trim();
+    if !name.is_empty() {
+        return name.to_owned();
+    }
+    reading_order(snapshot, index).join(" ")
+}
+
+/// A control's value: its own, a "Name: value" label's tail, or the choice shown inside it (a
+/// combo box whose toolkit exposes the current item as its only, or selected, menu item).
+pub(crate) fn value_of(snapshot: &Snapshot, index: usize) -> Option<String> {
+    let node = snapshot.nodes.get(index)?;
+    if let Some(v) = node
+        .value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
+        return Some(v.to_owned());
+    }
+    if let Some((_, v)) = node.name.split_once(':') {
+        let v = v.trim();
+        if !v.is_empty() {
+            return Some(v.to_owned());
+        }
+    }
+    let items: Vec<&Node> = visible(snapshot)
+        .filter(|(i, _)| *i != index && is_within(snapshot, *i, index))
+        .map(|(_, n)| n)
+        .filter(|n| matches!(n.role, Role::MenuItem | Role::ListItem) && !n.name.trim().is_empty())
+        .collect();
+    let chosen = items
+        .iter()
+        .find(|n| {
+            n.states.contains(crate::element::State::Selected)
+                || n.states.contains(crate::element::State::Checked)
+        })
+        .or(if items.len() == 1 {
+            items.first()
+        } else {
+            None
+        })?;
+    Some(chosen.name.trim().to_owned())
+}
+
 /// `index` is `ancestor` or inside it.
 pub(crate) fn is_within(snapshot: &Snapshot, index: usize, ancestor: usize) -> bool {
     let mut at = Some(index);
@@ -275,6 +325,10 @@ pub fn reading_order(snapshot: &Snapshot, root: usize) -> Vec<String> {
 }
 
 fn own_text(snapshot: &Snapshot, node: &Node) -> Vec<String> {
+    // A scroll bar's value is a position, not text.
+    if node.role == Role::ScrollBar {
+        return Vec::new();
+    }
     let clean = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let parent_name = node
         .parent
