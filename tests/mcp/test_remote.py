@@ -34,6 +34,7 @@ def lab(tmp_path_factory, request):
     tmp = tmp_path_factory.mktemp("lab")
     workers = {name: Worker(name, n, i, tmp) for i, (name, n) in enumerate(DESKTOPS.items(), start=1)}
     workers["w3"].extra_env = {"MCP_CU_APPROVALS": "1"}  # w3's gate waits for a person
+    workers["w1"].extra_env = {"MCP_CU_MODEL": "none"}  # look_at_screen answers from extraction there
     silent = silent_server()
     try:
         for w in workers.values():
@@ -131,6 +132,16 @@ async def test_three_machines_listed_driven_and_observed(lab, controller, sessio
                 break
             assert time.time() < deadline, calc_state["outline"]
             await asyncio.sleep(0.1)
+
+        # look_at_screen runs on the machine that shows the window (its extraction and model); the
+        # image comes back as image content.
+        raw = await client.call_tool("look_at_screen", {"question": "What is shown?", "app": w_calc["id"],
+                                                         "include_image": True, "client": "ctl", "session_id": "r1"})
+        err, look = result_json(raw)
+        assert not err and look["windows_seen"] == ["Calculator"] and look["model_used"] == "none", look
+        assert "42" in look["summary"] and look["image"]["bytes"] > 0, look
+        assert any(getattr(b, "type", "") == "image" for b in raw.content)
+        assert (workers["w1"].sessions / "ctl__r1.json").exists(), "the session file lives on the worker"
 
         # A state routes by itself; a local id or another machine's id with machine=w1 is refused.
         err, res = await call(client, "gui_action", {"window_id": w_form["id"], "state_id": state["state_id"],

@@ -118,22 +118,41 @@ pub fn extract(snapshot: &Snapshot, snapshot_details: bool) -> Extracted {
     }
     out.truncated = snapshot.truncated.is_some();
     out.hint = renderer::missing_tree_hint(snapshot, &out.text);
-    // The last message is prose: not a control's label or content (a terminal's output is prose).
-    let controls: std::collections::HashSet<String> = snapshot
-        .nodes
-        .iter()
-        .filter(|n| n.role.is_interactive() && n.role != Role::Terminal)
-        .flat_map(|n| [Some(n.name.as_str()), n.value.as_deref()])
-        .flatten()
-        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
+    // The last message is prose: text of elements outside any control (a terminal's output is
+    // prose; a button's inner label is not).
+    let prose_set = prose(snapshot);
     let prose: Vec<String> = out
         .text
         .iter()
-        .filter(|l| !controls.contains(l.as_str()))
+        .filter(|l| prose_set.contains(l.as_str()))
         .cloned()
         .collect();
     out.last_message = last_message(&prose);
+    out
+}
+
+/// Text lines of elements that are not controls and not inside one. List items, rows, cells,
+/// links and terminals hold content (chat turns, history, output), so they count as text.
+fn prose(snapshot: &Snapshot) -> std::collections::HashSet<String> {
+    let is_control = |n: &Node| {
+        n.role.is_interactive()
+            && !matches!(
+                n.role,
+                Role::Terminal | Role::ListItem | Role::TreeItem | Role::Cell | Role::Link
+            )
+    };
+    let mut out = std::collections::HashSet::new();
+    let mut stack = vec![0usize];
+    while let Some(index) = stack.pop() {
+        let Some(node) = snapshot.nodes.get(index) else {
+            continue;
+        };
+        if is_control(node) {
+            continue;
+        }
+        out.extend(own_text(snapshot, node));
+        stack.extend(node.children.iter().map(|c| *c as usize));
+    }
     out
 }
 
