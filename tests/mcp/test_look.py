@@ -316,6 +316,22 @@ async def test_ollama_is_auto_started_once_under_a_lock(apps, server_env, tmp_pa
             sessions = pathlib.Path(server_env["MCP_CU_SESSIONS_DIR"])
             assert (sessions / "ollama-autostart.lock").exists()
             assert "ollama shim on" in (sessions / "ollama-autostart.log").read_text()
+            # Inside a session the start-up check is skipped; when Ollama has gone away, the call
+            # starts it once and asks again.
+            in_session = dict(ask, client="agent", session_id="s1")
+            err, res = await call(a, "look_at_screen", in_session)
+            assert not err, res
+            first_shim = int(starts.read_text().split()[0])
+            os.killpg(first_shim, signal.SIGTERM)
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    time.sleep(0.2)
+                    continue
+                break
+            err, res = await call(a, "look_at_screen", dict(in_session, question="Anything new?"))
+            assert not err, res
+            assert len(starts.read_text().splitlines()) == 2, "started again once, inside the session"
     finally:
         for line in starts.read_text().splitlines() if starts.exists() else []:
             with contextlib.suppress(ProcessLookupError):
