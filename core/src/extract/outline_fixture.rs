@@ -13,7 +13,7 @@
 //!
 //! Header lines `key: value` (`app`, `title`, `truncated: yes`) end at `---`. Each element line is
 //! indented two spaces per level under its parent: a role (the serde name of
-//! [`Role`](crate::role::Role)), an optional quoted name, an optional `=` and quoted value, and
+//! [`Role`]), an optional quoted name, an optional `=` and quoted value, and
 //! optional `[state, state]`. Inside quotes `\"`, `\\` and `\n` escape. Lines starting with `#` are
 //! comments.
 
