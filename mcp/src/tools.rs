@@ -141,7 +141,7 @@ fn local_definitions() -> Vec<Tool> {
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
         Tool::new(
             "click",
-            "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS). Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
+            "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS), unless the local model picks one (how: \"model\"), which still passes the safety gate. Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
             schema(json!({
                 "type": "object",
                 "properties": {

@@ -60,6 +60,11 @@ pub struct Loaded {
 impl ModelClient {
     /// A client for `model` at `base_url` over `api`.
     pub fn new(api: LlmApi, base_url: &str, model: &str) -> Result<ModelClient, ModelError> {
+        #[cfg(feature = "tls")]
+        {
+            // Err means a provider is installed already, which is what we want.
+            let _ = tokio_rustls::rustls::crypto::ring::default_provider().install_default();
+        }
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(3))
             .build()
