@@ -11,6 +11,10 @@ APT_PKGS=(
   python3-pyqt5 python3-pyqt6 firefox-esr chromium
   # fonts so text renders and captures are not blank
   fonts-dejavu-core
+  # headless Wayland with the XDG portals (RemoteDesktop, ScreenCast); gnome-shell for window
+  # streams; gstreamer reads ScreenCast frames
+  mutter gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome pipewire pipewire-bin wireplumber
+  gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base
 )
 XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy)
 want=("${APT_PKGS[@]}")
