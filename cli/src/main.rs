@@ -551,7 +551,7 @@ pub(crate) fn emit(value: &serde_json::Value) {
 /// and typed text never reaches a log.
 fn init_logging() {
     let wanted = std::env::var("MCP_CU_LOG").unwrap_or_else(|_| "warn".to_owned());
-    let filter = tracing_subscriber::EnvFilter::try_new(format!("{wanted},rmcp=warn"))
+    let filter = tracing_subscriber::EnvFilter::try_new(format!("{wanted},rmcp=warn,zbus=error"))
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)

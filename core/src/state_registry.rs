@@ -54,6 +54,10 @@ pub struct SavedState {
     /// The window's rectangle when observed (for the moved/resized check).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_bounds: Option<Rect>,
+    /// The window's size when observed, also where its position is unknown (Wayland): the
+    /// space coordinates are checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<crate::geometry::Size>,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_ms: u64,
     /// The elements the agent can address.
@@ -61,6 +65,20 @@ pub struct SavedState {
 }
 
 impl SavedState {
+    /// The window's size in a snapshot: from its rectangle, else from the root element's extents
+    /// (Wayland knows sizes, not positions).
+    pub fn window_size_of(snapshot: &crate::element::Snapshot) -> Option<crate::geometry::Size> {
+        snapshot
+            .window
+            .bounds
+            .or_else(|| snapshot.root().and_then(|r| r.bounds))
+            .filter(|b| !b.is_empty())
+            .map(|b| crate::geometry::Size {
+                width: b.width,
+                height: b.height,
+            })
+    }
+
     /// The smallest element whose bounds contain `p`: what a click at `p` would hit.
     pub fn element_at(&self, p: crate::geometry::Point) -> Option<&SavedElement> {
         self.elements
@@ -255,6 +273,7 @@ mod tests {
             window: WindowId("x11:0x1".into()),
             desktop: DesktopInstance(desktop.into()),
             window_bounds: Some(Rect::new(10, 20, 300, 200)),
+            window_size: None,
             created_ms: now_ms(),
             elements: vec![SavedElement {
                 id: "e1".into(),

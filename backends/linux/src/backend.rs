@@ -21,6 +21,9 @@ use crate::session_env::SessionEnv;
 use crate::translate::{atspi_role, atspi_state, Toolkit};
 use crate::x11::{XWindow, X11};
 
+#[cfg(feature = "portal")]
+mod wayland;
+
 /// The Linux desktop backend (AT-SPI + X11).
 pub struct LinuxBackend {
     connected: OnceCell<Arc<Connected>>,
@@ -29,6 +32,9 @@ pub struct LinuxBackend {
 struct Connected {
     atspi: Atspi,
     x11: Option<Arc<X11>>,
+    /// The Wayland input/capture path (a Wayland session, feature `portal`).
+    #[cfg(feature = "portal")]
+    portal: Option<Arc<crate::portal::Portal>>,
     desktop: DesktopInstance,
     windows: Mutex<HashMap<WindowId, WindowEntry>>,
 }
@@ -79,7 +85,10 @@ impl Connected {
             return Err(Error::new(ErrorCode::GuiUnavailable, "no graphical session: DISPLAY and WAYLAND_DISPLAY are unset, and systemd --user has none")
                 .with_suggestion("Run inside the desktop session, or export DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session you want to drive."));
         }
-        let x11 = match env.display.clone() {
+        // A Wayland session uses the portal path even when Xwayland offers a DISPLAY: X11
+        // input and capture do not reach native Wayland windows.
+        let wayland = env.is_wayland();
+        let x11 = match env.display.clone().filter(|_| !wayland) {
             Some(display) => Some(Arc::new(blocking(move || X11::connect(&display)).await?)),
             None => None,
         };
@@ -102,6 +111,8 @@ impl Connected {
         Ok(Connected {
             atspi,
             x11,
+            #[cfg(feature = "portal")]
+            portal: wayland.then(|| Arc::new(crate::portal::Portal::new(env.session_bus.clone()))),
             desktop,
             windows: Mutex::new(HashMap::new()),
         })
@@ -403,18 +414,24 @@ impl Backend for LinuxBackend {
     async fn info(&self) -> Result<BackendInfo> {
         let c = self.connected().await?;
         let x = c.x11.is_some();
+        #[cfg(feature = "portal")]
+        let portal = c.portal.is_some();
+        #[cfg(not(feature = "portal"))]
+        let portal = false;
         Ok(BackendInfo {
             name: if x {
                 "linux-atspi-x11".into()
+            } else if portal {
+                "linux-atspi-portal".into()
             } else {
                 "linux-atspi".into()
             },
             capabilities: Capabilities {
                 accessibility_tree: true,
                 semantic_actions: true,
-                pointer_input: x,
-                keyboard_input: x,
-                capture: x,
+                pointer_input: x || portal,
+                keyboard_input: x || portal,
+                capture: x || portal,
                 window_positions: x,
             },
             desktop: c.desktop.clone(),
@@ -552,6 +569,10 @@ impl Backend for LinuxBackend {
 
     async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
         let c = self.connected().await?;
+        #[cfg(feature = "portal")]
+        if c.x11.is_none() {
+            return c.portal_input(window, event).await;
+        }
         let (x, entry, xid) = c.x_target(window, "send input to").await?;
         if entry.info.minimized {
             return Err(Error::new(
@@ -603,8 +624,18 @@ impl Backend for LinuxBackend {
 
     async fn capture(&self, window: &WindowId) -> Result<WindowImage> {
         let c = self.connected().await?;
-        let (x, _, xid) = c.x_target(window, "capture").await?;
-        let image = blocking(move || x.capture(xid)).await?;
+        #[cfg(feature = "portal")]
+        let image = if c.x11.is_none() {
+            c.portal_capture(window).await?
+        } else {
+            let (x, _, xid) = c.x_target(window, "capture").await?;
+            blocking(move || x.capture(xid)).await?
+        };
+        #[cfg(not(feature = "portal"))]
+        let image = {
+            let (x, _, xid) = c.x_target(window, "capture").await?;
+            blocking(move || x.capture(xid)).await?
+        };
         if image.is_uniform() {
             return Err(Error::new(
                 ErrorCode::ImageCaptureBlank,

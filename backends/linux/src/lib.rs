@@ -9,13 +9,17 @@
 //!   systemd user environment when the process started outside the graphical session.
 //! - `atspi` (Linux only): one tree layer over the accessibility bus: applications, windows,
 //!   pipelined snapshots, semantic actions.
-//! - `x11` (Linux only): the first implementation of the input/capture path: `_NET_CLIENT_LIST`,
-//!   `_NET_ACTIVE_WINDOW`, XTEST and GetImage.
+//! - `x11` (Linux only): the X11 input/capture path: `_NET_CLIENT_LIST`, `_NET_ACTIVE_WINDOW`,
+//!   XTEST and GetImage.
+//! - `portal` (Linux, feature `portal`): the Wayland input/capture path through the XDG desktop
+//!   portal (RemoteDesktop + ScreenCast); [`frame`] is its pure part (where the window sits in a
+//!   stream's frame).
 //! - [`LinuxBackend`]: ties them together behind `cu_core::backend::Backend`; connects lazily on
 //!   the first GUI call.
 //!
 //! On other targets the crate compiles to the pure modules only.
 
+pub mod frame;
 pub mod keys;
 pub mod translate;
 
@@ -23,6 +27,8 @@ pub mod translate;
 mod atspi;
 #[cfg(target_os = "linux")]
 mod backend;
+#[cfg(all(target_os = "linux", feature = "portal"))]
+mod portal;
 #[cfg(target_os = "linux")]
 mod session_env;
 #[cfg(target_os = "linux")]

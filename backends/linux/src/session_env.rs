@@ -18,6 +18,15 @@ pub(crate) struct SessionEnv {
 }
 
 impl SessionEnv {
+    /// A Wayland session: `XDG_SESSION_TYPE=wayland`, or a Wayland display without an X one.
+    pub(crate) fn is_wayland(&self) -> bool {
+        match self.session_type.as_deref() {
+            Some("wayland") => self.wayland_display.is_some(),
+            Some("x11") => false,
+            _ => self.wayland_display.is_some() && self.display.is_none(),
+        }
+    }
+
     /// Reads the process environment, then fills gaps from `systemctl --user show-environment`.
     pub(crate) fn discover() -> SessionEnv {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());

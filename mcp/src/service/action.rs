@@ -739,7 +739,12 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState) -> Result<Plan> {
     };
     let bounds = state
         .window_bounds
-        .map(|b| Rect::new(0, 0, b.width, b.height));
+        .map(|b| Rect::new(0, 0, b.width, b.height))
+        .or_else(|| {
+            state
+                .window_size
+                .map(|s| Rect::new(0, 0, s.width, s.height))
+        });
     let point = |x: Option<i32>, y: Option<i32>| -> Result<Option<Point>> {
         match (x, y) {
             (None, None) => Ok(None),

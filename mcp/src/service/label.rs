@@ -692,6 +692,7 @@ fn transient_state(window: &WindowInfo, snapshot: &Snapshot, element: &SavedElem
         window: window.id.clone(),
         desktop: snapshot.desktop.clone(),
         window_bounds: snapshot.window.bounds,
+        window_size: SavedState::window_size_of(snapshot),
         created_ms: 0,
         elements: vec![element.clone()],
     }

@@ -279,6 +279,7 @@ impl Service {
             window: window.clone(),
             desktop: self.issuer(&snapshot.desktop),
             window_bounds: snapshot.window.bounds,
+            window_size: SavedState::window_size_of(&snapshot),
             created_ms: now_ms(),
             elements,
         };
