@@ -219,6 +219,13 @@ pub trait Backend: Send + Sync {
 
     /// Brings `window` to the front and gives it focus.
     async fn activate(&self, window: &WindowId) -> Result<()>;
+
+    /// Whether coordinate input can reach `window` now. Where window positions are unknown
+    /// (Wayland) the backend must find the window first; the service asks before an action uses
+    /// up its observation, so a refusal leaves the observation usable.
+    async fn check_coordinates(&self, _window: &WindowId) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The backend used when no adapter is compiled in, or none can reach a desktop.

@@ -105,3 +105,40 @@ async def test_wayland_input_and_capture_through_the_portal(wayland):
             assert any(b.type == "image" for b in raw.content)
     finally:
         approver.kill()
+
+
+async def test_without_window_streams_coordinates_are_refused_not_guessed(tmp_path):
+    # Bare mutter: the portal shares whole monitors only, and a window's place on them is
+    # unknown, so a coordinate action is refused with the semantic alternative.
+    if os.environ.get("CI") != "true" and not os.environ.get("MCP_CU_TEST_DESKTOP"):
+        pytest.skip("SKIPPED: no test desktop (run scripts/test.sh)")
+    name = "wlm"
+    start = subprocess.run(["bash", str(ROOT / "scripts/desktop/start-wayland.sh"), name], capture_output=True,
+                           text=True, env=dict(os.environ, DESKENV_COMPOSITOR="mutter", DESKENV_TIMEOUT="60"))
+    assert start.returncode == 0, start.stderr
+    text = pathlib.Path(f"/tmp/deskenv-wl-{name}/env").read_text()
+    env = {k: v.strip("'") for k, v in re.findall(r"^export (\w+)=(.*)$", text, re.M)}
+    env.update(PATH=os.environ["PATH"], HOME=os.environ.get("HOME", "/root"))
+    calc = subprocess.Popen(["gnome-calculator"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    approver = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/wayland/portal_approve.py"), "--timeout", "60"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server_env = dict(env, MCP_CU_SESSIONS_DIR=str(tmp_path), MCP_CU_MODEL="none")
+    try:
+        async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=120) as client:
+            _, w = await window(client, "Calculator")
+            err, state = await call(client, "gui_state", {"window_id": w["id"]})
+            assert not err, state
+            seven, x, y = re.search(r'(e\d+) button "7" @(\d+),(\d+)', state["outline"]).groups()
+            err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                          "actions": [{"type": "click", "x": int(x), "y": int(y)}]})
+            assert err and res["error"]["code"] == "ACTION_NOT_SUPPORTED", res
+            assert "element id" in res["error"]["suggestion"], res
+            # The refused call did nothing and left the state usable: the semantic click works.
+            err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                          "actions": [{"type": "click", "element_id": seven}]})
+            assert not err and res["results"][0]["how"] == "semantic", res
+            await eventually(client, w["id"], lambda t: 'text_area ="7"' in t, "7 on the display")
+    finally:
+        approver.kill()
+        calc.kill()
+        subprocess.run(["bash", str(ROOT / "scripts/desktop/stop-wayland.sh"), name, "--purge"], capture_output=True)

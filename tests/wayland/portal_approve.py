@@ -26,6 +26,18 @@ def nodes_of(root):
     return out
 
 
+def list_under(nodes, text):
+    """The list beside the label that says `text` ("Select window…", "Select monitor…")."""
+    for a in nodes:
+        if a.getRoleName() == "label" and text in (a.name or ""):
+            parent = a.parent
+            for i in range(parent.childCount if parent is not None else 0):
+                child = parent.getChildAtIndex(i)
+                if child is not None and child.getRoleName() == "list":
+                    return child
+    return None
+
+
 def answer(titles, deny):
     for app in pyatspi.Registry.getDesktop(0):
         if app is None or app.name != "xdg-desktop-portal-gnome" or app.childCount == 0:
@@ -37,18 +49,34 @@ def answer(titles, deny):
         if not press:
             continue
         if not deny:
+            # Prefer sharing windows: their page lists them only once it is shown.
+            for tab in [a for a in nodes if a.getRoleName() == "page tab" and a.name == "Single Window"]:
+                tabs = tab.parent
+                kids = [tabs.getChildAtIndex(i) for i in range(tabs.childCount)]
+                tabs.querySelection().selectChild(kids.index(tab))
+                time.sleep(0.5)
+                nodes = nodes_of(app)
+            windows = list_under(nodes, "Select window")
+            monitors = list_under(nodes, "Select monitor")
+            if windows is not None and windows.childCount > 0:
+                rows = [windows.getChildAtIndex(i) for i in range(windows.childCount)]
+                selection = windows.querySelection()
+                for i, row in enumerate(rows):
+                    if not titles or any(t in (row.name or "") for t in titles):
+                        selection.selectChild(i)
+            elif monitors is not None and monitors.childCount > 0:
+                for tab in [a for a in nodes if a.getRoleName() == "page tab" and a.name == "Entire Screen"]:
+                    tabs = tab.parent
+                    kids = [tabs.getChildAtIndex(i) for i in range(tabs.childCount)]
+                    tabs.querySelection().selectChild(kids.index(tab))
+                    time.sleep(0.3)
+                if not any(monitors.getChildAtIndex(i).getState().contains(pyatspi.STATE_SELECTED)
+                           for i in range(monitors.childCount)):
+                    monitors.querySelection().selectChild(0)
             for a in nodes:
                 if a.getRoleName() == "check box" and "remote interaction" in (a.name or "") \
                         and not a.getState().contains(pyatspi.STATE_CHECKED):
                     a.queryAction().doAction(0)
-                if a.getRoleName() == "list" and a.name == "GtkListBox":
-                    kids = [a.getChildAtIndex(i) for i in range(a.childCount)]
-                    if not kids or kids[0].name == "Allow remote interaction":
-                        continue
-                    selection = a.querySelection()
-                    for i, k in enumerate(kids):
-                        if not titles or any(t in (k.name or "") for t in titles):
-                            selection.selectChild(i)
             time.sleep(0.2)  # Share becomes sensitive once a source is selected
         press[0].queryAction().doAction(0)
         return True

@@ -645,6 +645,16 @@ impl Backend for LinuxBackend {
         Ok(image)
     }
 
+    async fn check_coordinates(&self, window: &WindowId) -> Result<()> {
+        let c = self.connected().await?;
+        #[cfg(feature = "portal")]
+        if c.x11.is_none() {
+            return c.locate(window).await.map(|_| ());
+        }
+        let _ = (c, window);
+        Ok(())
+    }
+
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let c = self.connected().await?;
         let (x, _, xid) = c.x_target(window, "activate").await?;

@@ -108,21 +108,19 @@ impl Portal {
             )
             .await
             .map_err(|e| portal_error("select input devices", e))?;
-        let windows = screencast
+        // Windows where the desktop can stream them, and monitors too: a portal may advertise
+        // window sources yet list no windows (bare mutter), and then a monitor is all a person
+        // can pick.
+        let available = screencast
             .available_source_types()
             .await
-            .map(|t| t.contains(SourceType::Window))
-            .unwrap_or(false);
-        let sources = if windows {
-            SourceType::Window
-        } else {
-            SourceType::Monitor
-        };
+            .unwrap_or_else(|_| SourceType::Monitor.into());
+        let sources = available & (SourceType::Window | SourceType::Monitor);
         screencast
             .select_sources(
                 &session,
                 SelectSourcesOptions::default()
-                    .set_sources(Some(sources.into()))
+                    .set_sources(Some(sources))
                     .set_multiple(true)
                     .set_cursor_mode(CursorMode::Hidden),
             )

@@ -253,6 +253,9 @@ impl Service {
             .collect::<Result<Vec<_>>>()?;
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
+            if state.window_bounds.is_none() {
+                self.backend.check_coordinates(&window).await?;
+            }
         }
         for blocked in self.blocked_steps(&plans, &state) {
             let title = self.title_of(&window).await;

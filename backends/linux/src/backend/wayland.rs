@@ -49,7 +49,7 @@ impl Connected {
     /// The stream showing this window, and where the window sits in its frame (with the frame).
     /// When no shared stream shows it, the session is started once more, so the person can
     /// share this window too.
-    async fn locate(&self, window: &WindowId) -> Result<(u32, Rect, WindowImage)> {
+    pub(super) async fn locate(&self, window: &WindowId) -> Result<(u32, Rect, WindowImage)> {
         match self.locate_in_session(window).await {
             Err(e)
                 if e.code == ErrorCode::ActionNotSupported && e.message.contains("no shared") =>
