@@ -2,9 +2,10 @@
 //! with ScreenCast sources, through ashpd), started on the first input or capture and kept.
 //!
 //! - Consent: `Start` raises the desktop's dialog; the user picks the windows to share (or a
-//!   monitor where the desktop offers no window streams) and allows remote interaction. The
-//!   portal here is RemoteDesktop v1, without restore tokens, so the dialog comes once per
-//!   process; where a portal offers `persist_mode`, a later version can keep the choice.
+//!   monitor where the desktop offers no window streams) and allows remote interaction. With
+//!   RemoteDesktop v2 and later the choice is kept (`persist_mode`, a restore token in the state
+//!   directory, mode 0600); with v1 (Debian 12's portal, the one tested here) the dialog comes
+//!   once per process.
 //! - Priming: the first input events of a new session are dropped (measured: 1-3 keys), so a
 //!   pointer motion and a Shift press and release go first, then about 200 ms of waiting.
 //! - Frames: one frame of a stream is read with GStreamer's `pipewiresrc` as PNG (a
@@ -18,7 +19,7 @@ use ashpd::desktop::remote_desktop::{
     SelectDevicesOptions, StartOptions,
 };
 use ashpd::desktop::screencast::{CursorMode, Screencast, SelectSourcesOptions, SourceType};
-use ashpd::desktop::Session;
+use ashpd::desktop::{PersistMode, Session};
 use cu_core::backend::{MouseButton, WindowImage};
 use cu_core::{Error, ErrorCode, Result};
 use tokio::sync::Mutex;
@@ -100,12 +101,19 @@ impl Portal {
             .create_session(Default::default())
             .await
             .map_err(|e| portal_error("create a session", e))?;
+        // RemoteDesktop v2 can keep the person's choice: ask for it, and offer the token of the
+        // last choice, so the dialog does not come back on every start.
+        let persist = remote.version() >= 2;
+        let token = persist.then(restore_token::load).flatten();
+        let mut devices =
+            SelectDevicesOptions::default().set_devices(DeviceType::Keyboard | DeviceType::Pointer);
+        if persist {
+            devices = devices
+                .set_persist_mode(PersistMode::ExplicitlyRevoked)
+                .set_restore_token(token.as_deref());
+        }
         remote
-            .select_devices(
-                &session,
-                SelectDevicesOptions::default()
-                    .set_devices(DeviceType::Keyboard | DeviceType::Pointer),
-            )
+            .select_devices(&session, devices)
             .await
             .map_err(|e| portal_error("select input devices", e))?;
         // Windows where the desktop can stream them, and monitors too: a portal may advertise
@@ -156,6 +164,9 @@ impl Portal {
             .with_suggestion(
                 "Tick \"Allow remote interaction\" in the dialog, or use semantic actions.",
             ));
+        }
+        if let Some(token) = selected.restore_token() {
+            restore_token::save(token);
         }
         let streams = selected
             .streams()
@@ -424,5 +435,44 @@ impl Live {
         let _ = self.key(SHIFT_L, KeyState::Pressed).await;
         let _ = self.key(SHIFT_L, KeyState::Released).await;
         tokio::time::sleep(PRIME_SETTLE).await;
+    }
+}
+
+/// The portal's restore token (RemoteDesktop v2+): a capability the person granted, kept
+/// readable by this user only, in the state directory.
+mod restore_token {
+    use std::path::PathBuf;
+
+    fn path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+        Some(base.join("mcp-computer-use").join("portal-restore-token"))
+    }
+
+    pub(super) fn load() -> Option<String> {
+        let text = std::fs::read_to_string(path()?).ok()?;
+        let token = text.trim().to_owned();
+        (!token.is_empty()).then_some(token)
+    }
+
+    pub(super) fn save(token: &str) {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let Some(path) = path() else { return };
+        let Some(dir) = path.parent() else { return };
+        let _ = std::fs::create_dir_all(dir);
+        let tmp = dir.join(".portal-restore-token.tmp");
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut f| f.write_all(token.as_bytes()))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if let Err(e) = written {
+            tracing::warn!("cannot keep the portal's restore token: {e}");
+        }
     }
 }
