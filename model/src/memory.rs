@@ -56,15 +56,35 @@ pub fn below_floor(config: &Config, free_mb: Option<u64>) -> bool {
 /// Memory available to new programs, MB.
 ///
 /// ## Platform-specific
-/// Linux reads `MemAvailable` from `/proc/meminfo`. Other platforms answer `None` (the floor is
-/// then not applied; keep-alive still bounds how long the model stays).
+/// Linux reads `MemAvailable` from `/proc/meminfo`; Windows asks `GlobalMemoryStatusEx`
+/// (`ullAvailPhys`; type-checked here, not run). Other platforms (macOS) answer `None`: the
+/// floor is then not applied, and keep-alive still bounds how long the model stays.
 pub fn free_ram_mb() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         let text = std::fs::read_to_string("/proc/meminfo").ok()?;
         parse_meminfo(&text)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    {
+        use windows_sys::Win32::System::SystemInformation::{GlobalMemoryStatusEx, MEMORYSTATUSEX};
+        let mut status = MEMORYSTATUSEX {
+            dwLength: std::mem::size_of::<MEMORYSTATUSEX>() as u32,
+            dwMemoryLoad: 0,
+            ullTotalPhys: 0,
+            ullAvailPhys: 0,
+            ullTotalPageFile: 0,
+            ullAvailPageFile: 0,
+            ullTotalVirtual: 0,
+            ullAvailVirtual: 0,
+            ullAvailExtendedVirtual: 0,
+        };
+        // SAFETY: `status` is a valid, writable MEMORYSTATUSEX whose `dwLength` is set, as the
+        // function requires; it writes only into that struct.
+        let ok = unsafe { GlobalMemoryStatusEx(&mut status) };
+        (ok != 0).then_some(status.ullAvailPhys / (1024 * 1024))
+    }
+    #[cfg(not(any(target_os = "linux", windows)))]
     {
         None
     }

@@ -210,7 +210,10 @@ impl Connected {
         }
         if self.x11.is_none() {
             // No X11 (Wayland): the accessibility frames are the windows; positions are unknown.
-            for f in frames.iter().filter(|f| f.showing) {
+            // The compositor's own nameless frame (GNOME Shell's stage) is no app window.
+            const SHELLS: &[&str] = &["gnome-shell", "mutter", "kwin_wayland", "plasmashell"];
+            let own_ui = |f: &Frame| f.title.is_empty() && SHELLS.contains(&f.app_name.as_str());
+            for f in frames.iter().filter(|f| f.showing && !own_ui(f)) {
                 let info = WindowInfo {
                     id: WindowId(format!("atspi:{}|{}", f.obj.bus, f.obj.path.as_str())),
                     app: f.app_name.clone(),
