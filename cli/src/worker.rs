@@ -53,10 +53,10 @@ pub(crate) async fn run(
         "fingerprint": fingerprint,
         "desktop": desktop,
     });
-    crate::emit_line(&announce);
     let service = cu_mcp::service::Service::for_worker(backend, config);
     let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
-    cu_mcp::http::serve_http(server, options).await?;
+    // Announced once the socket is bound: a controller reading the line connects at once.
+    cu_mcp::http::serve_http_then(server, options, || crate::emit_line(&announce)).await?;
     Ok(CuExit::Success)
 }
 

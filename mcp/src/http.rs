@@ -301,9 +301,19 @@ pub async fn serve_health(
 
 /// Serves MCP at `/mcp` until the process ends.
 pub async fn serve_http(server: McpServer, options: HttpOptions) -> Result<(), Error> {
+    serve_http_then(server, options, || {}).await
+}
+
+/// Serves MCP at `/mcp`, calling `listening` once the socket is bound (so whoever reads an
+/// announcement can connect at once; announcing before binding lost races).
+pub async fn serve_http_then(
+    server: McpServer,
+    options: HttpOptions,
+    listening: impl FnOnce(),
+) -> Result<(), Error> {
     check_listener(&options)?;
     let app = router(server, &options);
-    serve_router(app, &options, "MCP at /mcp").await
+    serve_router_then(app, &options, "MCP at /mcp", listening).await
 }
 
 /// Serves any router under the listener rules (checked first): TLS when configured.
@@ -311,6 +321,15 @@ pub async fn serve_router(
     app: axum::Router,
     options: &HttpOptions,
     what: &str,
+) -> Result<(), Error> {
+    serve_router_then(app, options, what, || {}).await
+}
+
+async fn serve_router_then(
+    app: axum::Router,
+    options: &HttpOptions,
+    what: &str,
+    listening: impl FnOnce(),
 ) -> Result<(), Error> {
     check_listener(options)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
@@ -322,6 +341,7 @@ pub async fn serve_router(
             )
         })?;
     tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving {what}");
+    listening();
     match &options.tls {
         #[cfg(feature = "tls")]
         Some(files) => tls::serve(listener, app, files).await,
