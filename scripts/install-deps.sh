@@ -14,7 +14,7 @@ APT_PKGS=(
   # headless Wayland with the XDG portals (RemoteDesktop, ScreenCast); gnome-shell for window
   # streams; gstreamer reads ScreenCast frames
   mutter gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome pipewire pipewire-bin wireplumber
-  gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base
+  gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 )
 XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy)
 want=("${APT_PKGS[@]}")

@@ -35,6 +35,10 @@ struct Connected {
     /// The Wayland input/capture path (a Wayland session, feature `portal`).
     #[cfg(feature = "portal")]
     portal: Option<Arc<crate::portal::Portal>>,
+    /// The last window found in its stream (window, when, stream node, surface rectangle), so
+    /// the coordinate check and the input right after it read one frame, not two.
+    #[cfg(feature = "portal")]
+    located: Mutex<Option<(WindowId, std::time::Instant, u32, Rect)>>,
     desktop: DesktopInstance,
     windows: Mutex<HashMap<WindowId, WindowEntry>>,
 }
@@ -113,6 +117,8 @@ impl Connected {
             x11,
             #[cfg(feature = "portal")]
             portal: wayland.then(|| Arc::new(crate::portal::Portal::new(env.session_bus.clone()))),
+            #[cfg(feature = "portal")]
+            located: Mutex::new(None),
             desktop,
             windows: Mutex::new(HashMap::new()),
         })
@@ -652,7 +658,7 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         #[cfg(feature = "portal")]
         if c.x11.is_none() {
-            return c.locate(window).await.map(|_| ());
+            return c.place_of(window).await.map(|_| ());
         }
         let _ = (c, window);
         Ok(())

@@ -364,7 +364,7 @@ impl Portal {
                     ErrorCode::ImageCaptureFailed,
                     format!("cannot run gst-launch-1.0 to read a ScreenCast frame: {e}"),
                 )
-                .with_suggestion("Install gstreamer1.0-tools and gstreamer1.0-pipewire.")
+                .with_suggestion("Install gstreamer1.0-tools, gstreamer1.0-pipewire and gstreamer1.0-plugins-good.")
             })?;
         let decoded = image::load_from_memory_with_format(&output.stdout, image::ImageFormat::Png)
             .map_err(|e| {

@@ -91,20 +91,22 @@ pub fn extract(snapshot: &Snapshot) -> Extracted {
     let (file, project) = title_parts(&snapshot.window.title);
     out.set("file", json!(file));
     out.set("project", json!(project));
-    let terminal: Vec<String> = snapshot
+    // Terminal contents: their lines (for the last run), and each whole, collapsed as reading
+    // order collapses it (to leave it out of the other text).
+    let terminals: Vec<&str> = snapshot
         .nodes
         .iter()
         .filter(|n| n.role == Role::Terminal)
         .filter_map(|n| n.value.as_deref())
+        .collect();
+    let terminal: Vec<String> = terminals
+        .iter()
         .flat_map(|v| v.lines().map(str::to_owned))
         .collect();
     let run = last_terminal_run(&terminal);
     let mut found = failures(&run);
-    let terminal_blocks: Vec<String> = snapshot
-        .nodes
+    let terminal_blocks: Vec<String> = terminals
         .iter()
-        .filter(|n| n.role == Role::Terminal)
-        .filter_map(|n| n.value.as_deref())
         .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     let others: Vec<String> = out

@@ -49,7 +49,7 @@ impl Connected {
     /// The stream showing this window, and where the window sits in its frame (with the frame).
     /// When no shared stream shows it, the session is started once more, so the person can
     /// share this window too.
-    pub(super) async fn locate(&self, window: &WindowId) -> Result<(u32, Rect, WindowImage)> {
+    async fn locate(&self, window: &WindowId) -> Result<(u32, Rect, WindowImage)> {
         match self.locate_in_session(window).await {
             Err(e)
                 if e.code == ErrorCode::ActionNotSupported && e.message.contains("no shared") =>
@@ -88,6 +88,24 @@ impl Connected {
         )))
     }
 
+    /// Where the window sits in its stream, for input: found afresh, or reused when it was found
+    /// within the last second (the coordinate check just before the input).
+    pub(super) async fn place_of(&self, window: &WindowId) -> Result<(u32, Rect)> {
+        const FRESH: std::time::Duration = std::time::Duration::from_secs(1);
+        if let Ok(slot) = self.located.lock() {
+            if let Some((id, at, node, rect)) = slot.as_ref() {
+                if id == window && at.elapsed() < FRESH {
+                    return Ok((*node, *rect));
+                }
+            }
+        }
+        let (node, rect, _) = self.locate(window).await?;
+        if let Ok(mut slot) = self.located.lock() {
+            *slot = Some((window.clone(), std::time::Instant::now(), node, rect));
+        }
+        Ok((node, rect))
+    }
+
     /// Input on Wayland: keys and text go to the focused window; pointer events to the window's
     /// place in its stream.
     pub(super) async fn portal_input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
@@ -102,7 +120,7 @@ impl Connected {
             InputEvent::Text { text } => return portal.text(text).await,
             _ => {}
         }
-        let (node, rect, _) = self.locate(window).await?;
+        let (node, rect) = self.place_of(window).await?;
         let place = |p: Point| -> Result<(f64, f64)> {
             if !Rect::new(0, 0, rect.width, rect.height).contains(p) {
                 return Err(Error::new(
