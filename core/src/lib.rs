@@ -20,7 +20,8 @@
 //! - [`question`]: `look_at_screen` question limits and hints;
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes;
-//! - [`approvals`]: pending approvals a person decides on the Desktop page.
+//! - [`approvals`]: pending approvals a person decides on the Desktop page;
+//! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
 //! tested anywhere.
@@ -43,6 +44,7 @@ pub mod sessions;
 pub mod state_registry;
 pub mod text;
 pub mod timeouts;
+pub mod walk;
 pub mod window;
 
 pub use error::{Error, ErrorCode, Result};

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use cu_core::element::{Node, SnapshotOptions, Truncation, TruncationReason};
 use cu_core::geometry::{Point, Rect};
 use cu_core::role::Role;
+use cu_core::walk::into_preorder;
 use cu_core::Result;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
@@ -24,7 +25,7 @@ use crate::translate::{self, atspi_state, AtspiStates, InterfaceSet, Toolkit};
 /// Nodes fetched concurrently.
 const IN_FLIGHT: usize = 96;
 /// Children read per container at most.
-pub(crate) const MAX_CHILDREN_READ: i32 = 400;
+pub(crate) const MAX_CHILDREN_READ: i32 = cu_core::walk::MAX_CHILDREN_READ as i32;
 /// Longest text read per node, in characters.
 const MAX_TEXT_CHARS: i32 = 2000;
 
@@ -192,35 +193,6 @@ pub(crate) async fn walk(
         nodes,
         truncation.map(|reason| Truncation { reason, omitted }),
     ))
-}
-
-/// Reorders a tree whose nodes were numbered in arrival order into pre-order, renumbering links.
-fn into_preorder(nodes: Vec<Node>) -> Vec<Node> {
-    if nodes.is_empty() {
-        return nodes;
-    }
-    let mut order = Vec::with_capacity(nodes.len());
-    let mut stack = vec![0u32];
-    while let Some(i) = stack.pop() {
-        order.push(i);
-        stack.extend(nodes[i as usize].children.iter().rev());
-    }
-    let mut new_index = vec![u32::MAX; nodes.len()];
-    for (new, old) in order.iter().enumerate() {
-        new_index[*old as usize] = new as u32;
-    }
-    let mut slots: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
-    order
-        .iter()
-        .filter_map(|old| slots[*old as usize].take())
-        .map(|mut n| {
-            n.parent = n.parent.map(|p| new_index[p as usize]);
-            for c in &mut n.children {
-                *c = new_index[*c as usize];
-            }
-            n
-        })
-        .collect()
 }
 
 type FetchResult = std::result::Result<Fetched, (Option<u32>, cu_core::Error)>;
