@@ -130,6 +130,65 @@ impl std::fmt::Debug for WindowImage {
 }
 
 impl WindowImage {
+    /// An opaque image from rows of BGRA pixels (Windows DIBs, macOS `CGImage`s in their native
+    /// byte order), `stride` bytes apart, top row first. `None` when the buffer is too short.
+    pub fn from_bgra(width: u32, height: u32, stride: usize, bgra: &[u8]) -> Option<WindowImage> {
+        let row = width as usize * 4;
+        if stride < row || bgra.len() < stride * height.saturating_sub(1) as usize + row {
+            return None;
+        }
+        let mut rgba = Vec::with_capacity(row * height as usize);
+        for y in 0..height as usize {
+            for px in bgra[y * stride..y * stride + row].chunks_exact(4) {
+                rgba.extend_from_slice(&[px[2], px[1], px[0], 255]);
+            }
+        }
+        Some(WindowImage {
+            width,
+            height,
+            rgba,
+        })
+    }
+
+    /// The image scaled to `width × height` by averaging the pixels each target pixel covers
+    /// (physical pixels down to logical ones at 150 % or on Retina).
+    #[must_use]
+    pub fn resized(&self, width: u32, height: u32) -> WindowImage {
+        let (width, height) = (width.max(1), height.max(1));
+        if (width, height) == (self.width, self.height) || self.width == 0 || self.height == 0 {
+            return self.clone();
+        }
+        let span = |i: u32, to: u32, from: u32| {
+            let a = (u64::from(i) * u64::from(from) / u64::from(to)) as u32;
+            let b = ((u64::from(i) + 1) * u64::from(from)).div_ceil(u64::from(to)) as u32;
+            a..b.clamp(a + 1, from)
+        };
+        let mut rgba = Vec::with_capacity(width as usize * height as usize * 4);
+        for y in 0..height {
+            let ys = span(y, height, self.height);
+            for x in 0..width {
+                let xs = span(x, width, self.width);
+                let mut sum = [0u32; 4];
+                let mut n = 0u32;
+                for sy in ys.clone() {
+                    for sx in xs.clone() {
+                        let i = (sy as usize * self.width as usize + sx as usize) * 4;
+                        for (acc, v) in sum.iter_mut().zip(&self.rgba[i..i + 4]) {
+                            *acc += u32::from(*v);
+                        }
+                        n += 1;
+                    }
+                }
+                rgba.extend(sum.iter().map(|v| (v / n.max(1)) as u8));
+            }
+        }
+        WindowImage {
+            width,
+            height,
+            rgba,
+        }
+    }
+
     /// True when every pixel has the same colour (a blank capture).
     pub fn is_uniform(&self) -> bool {
         let mut px = self.rgba.chunks_exact(4);
@@ -328,6 +387,51 @@ mod tests {
         let json = serde_json::to_string(&inputs).unwrap_or_default();
         let back: Vec<InputEvent> = serde_json::from_str(&json).unwrap_or_default();
         assert_eq!(back, inputs);
+    }
+
+    #[test]
+    fn bgra_rows_with_padding_become_opaque_rgba() {
+        // 2×2, stride 12 (4 bytes of padding per row), alpha 0 as PrintWindow leaves it.
+        let bgra = [
+            1, 2, 3, 0, 4, 5, 6, 0, 9, 9, 9, 9, //
+            7, 8, 9, 0, 10, 11, 12, 0,
+        ];
+        let img = WindowImage::from_bgra(2, 2, 12, &bgra).unwrap_or_else(|| panic!("fits"));
+        assert_eq!(
+            img.rgba,
+            [3, 2, 1, 255, 6, 5, 4, 255, 9, 8, 7, 255, 12, 11, 10, 255]
+        );
+        assert!(WindowImage::from_bgra(2, 2, 12, &bgra[..19]).is_none());
+        assert!(WindowImage::from_bgra(2, 2, 4, &bgra).is_none());
+    }
+
+    #[test]
+    fn resizing_averages_physical_pixels_into_logical_ones() {
+        // A Retina 4×2 capture: left 2×2 block white, right 2×2 black → 2×1 logical.
+        let px = |v: u8| [v, v, v, 255];
+        let rgba: Vec<u8> = [255, 255, 0, 0, 255, 255, 0, 0]
+            .into_iter()
+            .flat_map(px)
+            .collect();
+        let img = WindowImage {
+            width: 4,
+            height: 2,
+            rgba,
+        };
+        let small = img.resized(2, 1);
+        assert_eq!((small.width, small.height), (2, 1));
+        assert_eq!(small.rgba, [255, 255, 255, 255, 0, 0, 0, 255]);
+        // 150 %: 3 physical pixels to 2 logical ones, every source pixel covered.
+        let wide = WindowImage {
+            width: 3,
+            height: 1,
+            rgba: [0, 90, 180].into_iter().flat_map(px).collect(),
+        };
+        assert_eq!(
+            wide.resized(2, 1).rgba,
+            [45, 45, 45, 255, 135, 135, 135, 255]
+        );
+        assert_eq!(img.resized(4, 2), img);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - [`error`]: one error type with stable codes, `retryable` and `suggestion`, and the CLI exit
 //!   codes;
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
+//! - [`keys`]: key combinations parsed once for every backend;
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
 //! - [`sessions`]: `look_at_screen` session files (what changed, cached answers);
@@ -34,6 +35,7 @@ pub mod element;
 pub mod error;
 pub mod extract;
 pub mod geometry;
+pub mod keys;
 pub mod matching;
 pub mod outline;
 pub mod persist;

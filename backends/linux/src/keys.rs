@@ -1,98 +1,71 @@
-//! Key names and characters to X keysyms: pure, so it is tested everywhere.
+//! `cu-core` keys to X keysyms: pure, so it is tested everywhere.
+
+use cu_core::keys::{self, Key, NamedKey};
 
 /// A key combination parsed into keysyms: modifiers first, the key last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Combo(pub Vec<u32>);
 
-/// Parses `ctrl+shift+t`, `Return`, `alt+F4`, `ctrl++`, `שלום`-free single characters.
+/// Parses `ctrl+shift+t`, `Return`, `alt+F4`, `ctrl++` into keysyms.
 pub fn parse_combo(combo: &str) -> Result<Combo, String> {
-    let combo = combo.trim();
-    if combo.is_empty() {
-        return Err("empty key combination".into());
-    }
-    let mut parts: Vec<&str> = combo.split('+').collect();
-    // "ctrl++" means ctrl and the plus key.
-    if combo.ends_with("++") {
-        parts.truncate(parts.len().saturating_sub(2));
-        parts.push("+");
-    } else if combo == "+" {
-        parts = vec!["+"];
-    }
-    let mut syms = Vec::with_capacity(parts.len());
-    for part in parts {
-        let part = part.trim();
-        syms.push(
-            keysym_of_name(part).ok_or_else(|| format!("unknown key {part:?} in {combo:?}"))?,
-        );
-    }
-    Ok(Combo(syms))
+    Ok(Combo(
+        keys::parse_combo(combo)?
+            .into_iter()
+            .map(keysym_of_key)
+            .collect(),
+    ))
 }
 
-/// The keysym of a key name (`Return`, `ctrl`, `F5`, `a`, `א`), case-insensitive for names.
-pub fn keysym_of_name(name: &str) -> Option<u32> {
-    let mut chars = name.chars();
-    if let (Some(c), None) = (chars.next(), chars.clone().next()) {
-        return Some(keysym_of_char(c));
-    }
-    let lower = name.to_ascii_lowercase();
-    let sym = match lower.as_str() {
-        "return" | "enter" => 0xff0d,
-        "kp_enter" => 0xff8d,
-        "tab" => 0xff09,
-        "escape" | "esc" => 0xff1b,
-        "backspace" => 0xff08,
-        "delete" | "del" => 0xffff,
-        "insert" | "ins" => 0xff63,
-        "home" => 0xff50,
-        "left" => 0xff51,
-        "up" => 0xff52,
-        "right" => 0xff53,
-        "down" => 0xff54,
-        "page_up" | "pageup" | "prior" => 0xff55,
-        "page_down" | "pagedown" | "next" => 0xff56,
-        "end" => 0xff57,
-        "menu" => 0xff67,
-        "print" => 0xff61,
-        "space" => 0x20,
-        "plus" => 0x2b,
-        "minus" => 0x2d,
-        "shift" | "shift_l" => 0xffe1,
-        "shift_r" => 0xffe2,
-        "ctrl" | "control" | "control_l" | "ctrl_l" => 0xffe3,
-        "control_r" | "ctrl_r" => 0xffe4,
-        "caps_lock" | "capslock" => 0xffe5,
-        "alt" | "alt_l" => 0xffe9,
-        "alt_r" | "altgr" => 0xffea,
-        "super" | "super_l" | "win" | "meta" | "cmd" | "command" => 0xffeb,
-        "super_r" => 0xffec,
-        _ => {
-            let n: u32 = lower.strip_prefix('f')?.parse().ok()?;
-            if (1..=35).contains(&n) {
-                0xffbe + n - 1
-            } else {
-                return None;
-            }
-        }
+/// The keysym of a key.
+pub fn keysym_of_key(key: Key) -> u32 {
+    use NamedKey::*;
+    let named = match key {
+        Key::Char(c) => return keysym_of_printable(c),
+        Key::Named(named) => named,
     };
-    Some(sym)
+    match named {
+        Return => 0xff0d,
+        KpEnter => 0xff8d,
+        Tab => 0xff09,
+        Escape => 0xff1b,
+        Backspace => 0xff08,
+        Delete => 0xffff,
+        Insert => 0xff63,
+        Home => 0xff50,
+        Left => 0xff51,
+        Up => 0xff52,
+        Right => 0xff53,
+        Down => 0xff54,
+        PageUp => 0xff55,
+        PageDown => 0xff56,
+        End => 0xff57,
+        Menu => 0xff67,
+        Print => 0xff61,
+        Shift => 0xffe1,
+        ShiftRight => 0xffe2,
+        Ctrl => 0xffe3,
+        CtrlRight => 0xffe4,
+        CapsLock => 0xffe5,
+        Alt => 0xffe9,
+        AltRight => 0xffea,
+        Super => 0xffeb,
+        SuperRight => 0xffec,
+        F(n) => 0xffbe + u32::from(n) - 1,
+        _ => 0,
+    }
 }
 
 /// The keysym that types `c`: Latin-1 maps to itself, control characters to their keys, the
 /// rest of Unicode to `0x0100_0000 + code point`.
 pub fn keysym_of_char(c: char) -> u32 {
+    keysym_of_key(keys::key_of_char(c))
+}
+
+fn keysym_of_printable(c: char) -> u32 {
     match c {
-        '\n' | '\r' => 0xff0d,
-        '\t' => 0xff09,
-        '\u{8}' => 0xff08,
         ' '..='~' | '\u{a0}'..='\u{ff}' => c as u32,
         _ => 0x0100_0000 + c as u32,
     }
-}
-
-/// True for keysyms that activate the focused element (Enter, Return, space): the safety gate
-/// checks the focused element before sending them.
-pub fn is_activating(keysym: u32) -> bool {
-    matches!(keysym, 0xff0d | 0xff8d | 0x20)
 }
 
 #[cfg(test)]
@@ -120,7 +93,6 @@ mod tests {
         assert_eq!(keysym_of_char('ש'), 0x0100_05e9);
         assert_eq!(keysym_of_char('😀'), 0x0101_f600);
         assert_eq!(keysym_of_char('\n'), 0xff0d);
-        assert!(is_activating(keysym_of_char('\n')));
-        assert!(!is_activating(keysym_of_char('a')));
+        assert_eq!(keysym_of_char('\t'), 0xff09);
     }
 }

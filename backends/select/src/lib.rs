@@ -7,9 +7,11 @@
 //!
 //! # Platform-specific
 //!
-//! - **Linux**: feature `linux` (default) selects AT-SPI + X11.
-//! - **Windows**, **macOS**: features `windows` and `macos` are reserved for their adapters; until
-//!   those land the fallback answers `GUI_UNAVAILABLE`.
+//! - **Linux**: feature `linux` (default) selects AT-SPI + X11 (or the portal on Wayland).
+//! - **Windows**: feature `windows` (default) selects UI Automation + SendInput + PrintWindow.
+//! - **macOS**: feature `macos` (default) selects Accessibility (AX) + Quartz events and capture.
+//!
+//! A build without the feature for its OS answers `GUI_UNAVAILABLE` and says why.
 
 use std::sync::Arc;
 
@@ -21,7 +23,19 @@ pub fn platform_backend() -> Arc<dyn Backend> {
     {
         Arc::new(cu_backend_linux::LinuxBackend::new())
     }
-    #[cfg(not(all(target_os = "linux", feature = "linux")))]
+    #[cfg(all(windows, feature = "windows"))]
+    {
+        Arc::new(cu_backend_windows::WindowsBackend::new())
+    }
+    #[cfg(all(target_os = "macos", feature = "macos"))]
+    {
+        Arc::new(cu_backend_macos::MacBackend::new())
+    }
+    #[cfg(not(any(
+        all(target_os = "linux", feature = "linux"),
+        all(windows, feature = "windows"),
+        all(target_os = "macos", feature = "macos")
+    )))]
     {
         no_gui_backend(&format!(
             "this build has no desktop adapter for {} (the cargo feature for it is off, or the adapter is not implemented yet)",
@@ -41,7 +55,11 @@ mod tests {
 
     /// Runs under `cargo test -p cu-backends --no-default-features` (scripts/test.sh does): a
     /// build without adapters compiles and answers GUI calls with GUI_UNAVAILABLE.
-    #[cfg(not(all(target_os = "linux", feature = "linux")))]
+    #[cfg(not(any(
+        all(target_os = "linux", feature = "linux"),
+        all(windows, feature = "windows"),
+        all(target_os = "macos", feature = "macos")
+    )))]
     #[test]
     fn build_without_adapters_answers_gui_unavailable() {
         let runtime = tokio::runtime::Builder::new_current_thread().build();

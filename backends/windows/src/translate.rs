@@ -212,6 +212,16 @@ pub fn actions(patterns: &[i32], e: &Element) -> Vec<ActionKind> {
     out
 }
 
+/// True when a cached snapshot came back too thin to trust: Chromium and Electron windows
+/// (`Chrome_WidgetWin_*`) build their UIA tree lazily and often answer a subtree cache request
+/// with only their frame, which a plain walk then wakes up; any window answering with its root
+/// alone is walked again too.
+pub fn cache_too_thin(cached_nodes: usize, window_class: &str) -> bool {
+    const CHROMIUM_MIN_NODES: usize = 12;
+    cached_nodes <= 1
+        || (window_class.starts_with("Chrome_WidgetWin") && cached_nodes < CHROMIUM_MIN_NODES)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +298,17 @@ mod tests {
             ..el(control_type::CHECK_BOX)
         });
         assert!(on.contains(State::Checked) && !on.contains(State::Disabled));
+    }
+
+    #[test]
+    fn thin_caches_of_chromium_windows_are_walked_again() {
+        assert!(cache_too_thin(3, "Chrome_WidgetWin_1"));
+        assert!(!cache_too_thin(200, "Chrome_WidgetWin_1"));
+        assert!(cache_too_thin(1, "Notepad"));
+        assert!(
+            !cache_too_thin(3, "Notepad"),
+            "a small native dialog is fine"
+        );
     }
 
     #[test]

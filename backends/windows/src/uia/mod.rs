@@ -1,0 +1,249 @@
+//! [`WindowsBackend`]: UI Automation on a COM thread the backend owns, plus Win32 for windows,
+//! input (SendInput) and capture (PrintWindow), behind the `Backend` trait.
+//!
+//! Nothing connects until the first GUI call. Every call first checks the desktop can be
+//! driven ([`crate::session`]): a locked workstation or a disconnected Remote Desktop session
+//! answers `GUI_UNAVAILABLE` with the fix instead of hanging or acting on nothing.
+
+mod capture;
+mod input;
+mod thread;
+mod tree;
+mod win32;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use cu_core::backend::{
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
+};
+use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::geometry::Rect;
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use tokio::sync::OnceCell;
+
+use crate::{dpi, ids, toplevel};
+use thread::ComThread;
+use win32::Listed;
+
+/// How long one semantic action may take on the COM thread.
+const ACTION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The Windows desktop backend (UI Automation + Win32).
+pub struct WindowsBackend {
+    com: OnceCell<Arc<ComThread>>,
+    desktop: DesktopInstance,
+}
+
+impl Default for WindowsBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl WindowsBackend {
+    /// A backend that has not connected to anything yet.
+    pub fn new() -> WindowsBackend {
+        let computer = std::env::var("COMPUTERNAME").unwrap_or_default();
+        let session = std::env::var("SESSIONNAME").unwrap_or_default();
+        WindowsBackend {
+            com: OnceCell::new(),
+            desktop: DesktopInstance(format!("windows-{computer}-{session}")),
+        }
+    }
+
+    async fn com(&self) -> Result<Arc<ComThread>> {
+        self.com
+            .get_or_try_init(|| async {
+                blocking(|| {
+                    win32::become_dpi_aware();
+                    ComThread::start()
+                })
+                .await
+                .map(Arc::new)
+            })
+            .await
+            .cloned()
+    }
+
+    /// The window as Win32 sees it now, after checking the desktop can be driven.
+    async fn window(&self, id: &WindowId) -> Result<Listed> {
+        let hwnd = ids::parse_window_id(id)?;
+        blocking(move || {
+            win32::check_desktop()?;
+            win32::describe(hwnd, 0).ok_or_else(|| {
+                Error::new(ErrorCode::WindowNotFound, "the window has closed")
+                    .with_suggestion("Call gui_list and use a current window id.")
+            })
+        })
+        .await
+    }
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("blocking task failed: {e}")))?
+}
+
+fn logical_bounds(l: &Listed) -> Rect {
+    let s = dpi::scale(l.dpi);
+    let f = |v: i32| (f64::from(v) / s).round() as i32;
+    Rect::new(
+        f(l.frame.x),
+        f(l.frame.y),
+        f(l.frame.width),
+        f(l.frame.height),
+    )
+}
+
+fn info_of(l: &Listed) -> WindowInfo {
+    WindowInfo {
+        id: ids::window_id(l.hwnd),
+        app: toplevel::app_name(&l.top),
+        title: l.top.title.clone(),
+        pid: Some(l.pid),
+        bounds: Some(logical_bounds(l)),
+        focused: l.focused,
+        minimized: l.minimized,
+    }
+}
+
+#[async_trait]
+impl Backend for WindowsBackend {
+    async fn info(&self) -> Result<BackendInfo> {
+        self.com().await?;
+        Ok(BackendInfo {
+            name: "windows-uia".into(),
+            capabilities: Capabilities {
+                accessibility_tree: true,
+                semantic_actions: true,
+                pointer_input: true,
+                keyboard_input: true,
+                capture: true,
+                window_positions: true,
+            },
+            desktop: self.desktop.clone(),
+        })
+    }
+
+    async fn health(&self) -> Vec<HealthCheck> {
+        let uia = self.com().await;
+        let desktop = blocking(win32::check_desktop).await;
+        let line = |name: &str, r: &Result<()>, ok: &str| HealthCheck {
+            name: name.into(),
+            ok: r.is_ok(),
+            detail: match r {
+                Ok(()) => ok.into(),
+                Err(e) => format!("{} ({})", e.message, e.suggestion),
+            },
+        };
+        vec![
+            line(
+                "ui_automation",
+                &uia.map(|_| ()),
+                "UI Automation client running on its COM thread",
+            ),
+            line(
+                "desktop",
+                &desktop,
+                "the input desktop is the user's, and the session is connected",
+            ),
+        ]
+    }
+
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
+        self.com().await?;
+        let listed = blocking(|| {
+            win32::check_desktop()?;
+            win32::app_windows()
+        })
+        .await?;
+        Ok(listed.iter().map(info_of).collect())
+    }
+
+    async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
+        let com = self.com().await?;
+        let listed = self.window(window).await?;
+        let started = Instant::now();
+        let frame = tree::Frame {
+            physical: listed.frame,
+            dpi: listed.dpi,
+        };
+        let class = listed.top.class.clone();
+        let hwnd = listed.hwnd;
+        let opts = options.clone();
+        let timeout = Duration::from_millis(options.time_budget_ms) + Duration::from_secs(5);
+        let (mut nodes, truncated) = com
+            .run(timeout, move |automation| {
+                tree::snapshot(automation, hwnd, &class, frame, &opts)
+            })
+            .await?;
+        let info = info_of(&listed);
+        if options.subtree.is_none() {
+            if let (Some(root), Some(b)) = (nodes.first_mut(), info.bounds) {
+                root.bounds = Some(Rect::new(0, 0, b.width, b.height));
+            }
+        }
+        Ok(Snapshot {
+            window: info,
+            desktop: self.desktop.clone(),
+            nodes,
+            truncated,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
+    async fn perform(
+        &self,
+        window: &WindowId,
+        element: &ElementIdentity,
+        action: &SemanticAction,
+    ) -> Result<()> {
+        let com = self.com().await?;
+        let hwnd = self.window(window).await?.hwnd;
+        let identity = element.clone();
+        let action = action.clone();
+        com.run(ACTION_TIMEOUT, move |automation| {
+            let target = tree::find(automation, hwnd, &identity)?;
+            tree::perform(&target, &action)
+        })
+        .await
+    }
+
+    async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
+        self.com().await?;
+        let listed = self.window(window).await?;
+        let event = event.clone();
+        blocking(move || {
+            win32::activate(listed.hwnd)?;
+            // Activation can restore or move the window: place the points on where it is now.
+            let now = win32::describe(listed.hwnd, 0)
+                .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has closed"))?;
+            if now.frame.width != listed.frame.width || now.frame.height != listed.frame.height {
+                return Err(Error::new(
+                    ErrorCode::WindowMoved,
+                    "the window changed size when it came to the front",
+                ));
+            }
+            let place = input::Placement {
+                frame: now.frame,
+                dpi: now.dpi,
+            };
+            input::send(place, &event)
+        })
+        .await
+    }
+
+    async fn capture(&self, window: &WindowId) -> Result<WindowImage> {
+        let hwnd = self.window(window).await?.hwnd;
+        blocking(move || capture::capture(hwnd)).await
+    }
+
+    async fn activate(&self, window: &WindowId) -> Result<()> {
+        let hwnd = self.window(window).await?.hwnd;
+        blocking(move || win32::activate(hwnd)).await
+    }
+}
