@@ -140,6 +140,13 @@ pub fn actions(role: Role, ax_actions: &[&str], a: &Attributes) -> Vec<ActionKin
     out
 }
 
+/// True when a window's tree is too thin to be the real one: Chromium and Electron apps expose
+/// only their frame until an assistive technology asks (`AXManualAccessibility`).
+pub fn tree_too_thin(nodes: usize) -> bool {
+    const MIN_NODES: usize = 12;
+    nodes < MIN_NODES
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,209 @@
+//! Pointer and keyboard input as Quartz events (CGEvent), posted at the HID level.
+
+use std::time::Duration;
+
+use core_graphics::event::{
+    CGEvent, CGEventFlags, CGEventTapLocation, CGEventType, CGMouseButton, EventField,
+    ScrollEventUnit,
+};
+use core_graphics::event_source::{CGEventSource, CGEventSourceStateID};
+use core_graphics::geometry::CGPoint;
+use cu_core::backend::{InputEvent, MouseButton};
+use cu_core::geometry::{Point, Rect};
+use cu_core::keys::{self, Key, NamedKey};
+use cu_core::{Error, ErrorCode, Result};
+
+use crate::keys::{press, KeyPress, FLAG_SHIFT};
+use crate::points;
+
+fn source() -> Result<CGEventSource> {
+    CGEventSource::new(CGEventSourceStateID::HIDSystemState).map_err(|()| {
+        Error::new(
+            ErrorCode::GuiUnavailable,
+            "cannot create a Quartz event source",
+        )
+    })
+}
+
+fn created(e: std::result::Result<CGEvent, ()>) -> Result<CGEvent> {
+    e.map_err(|()| Error::new(ErrorCode::ActionFailed, "cannot create a Quartz event"))
+}
+
+/// Sends `event` to the window whose frame (global points) is `window`.
+pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
+    let global = |at: Point| -> Result<CGPoint> {
+        let p = points::to_global(at, window);
+        if !window.contains(p) {
+            return Err(Error::new(
+                ErrorCode::OutOfWindow,
+                format!("({}, {}) lies outside the window", at.x, at.y),
+            ));
+        }
+        Ok(CGPoint::new(f64::from(p.x), f64::from(p.y)))
+    };
+    match event {
+        InputEvent::Move { at } => mouse(
+            CGEventType::MouseMoved,
+            global(*at)?,
+            CGMouseButton::Left,
+            1,
+        ),
+        InputEvent::Click { at, button, count } => {
+            let p = global(*at)?;
+            let (down, up, b) = buttons(*button);
+            mouse(CGEventType::MouseMoved, p, CGMouseButton::Left, 1)?;
+            for n in 1..=i64::from((*count).max(1)) {
+                mouse(down, p, b, n)?;
+                mouse(up, p, b, n)?;
+            }
+            Ok(())
+        }
+        InputEvent::Drag { from, to, button } => {
+            let (a, b_) = (global(*from)?, global(*to)?);
+            let (down, up, b) = buttons(*button);
+            let dragged = match button {
+                MouseButton::Left => CGEventType::LeftMouseDragged,
+                MouseButton::Right => CGEventType::RightMouseDragged,
+                MouseButton::Middle => CGEventType::OtherMouseDragged,
+            };
+            mouse(down, a, b, 1)?;
+            for step in 1..=10 {
+                let t = f64::from(step) / 10.0;
+                let p = CGPoint::new(a.x + (b_.x - a.x) * t, a.y + (b_.y - a.y) * t);
+                mouse(dragged, p, b, 1)?;
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            mouse(up, b_, b, 1)
+        }
+        InputEvent::Scroll { at, dx, dy } => {
+            mouse(
+                CGEventType::MouseMoved,
+                global(*at)?,
+                CGMouseButton::Left,
+                1,
+            )?;
+            // Line units; a positive wheel value scrolls up (content down), ours scrolls down.
+            let e = created(CGEvent::new_scroll_event(
+                source()?,
+                ScrollEventUnit::LINE,
+                2,
+                -dy,
+                -dx,
+                0,
+            ))?;
+            e.post(CGEventTapLocation::HID);
+            Ok(())
+        }
+        InputEvent::Key { combo } => {
+            let parsed =
+                keys::parse_combo(combo).map_err(|e| Error::new(ErrorCode::InvalidArgument, e))?;
+            let presses: Vec<KeyPress> = parsed.into_iter().map(press).collect();
+            let mut flags = 0u64;
+            for p in &presses {
+                if let KeyPress::Code { flag, .. } = p {
+                    flags |= flag;
+                }
+            }
+            for p in &presses {
+                key(p, true, flags)?;
+            }
+            for p in presses.iter().rev() {
+                key(p, false, flags)?;
+            }
+            Ok(())
+        }
+        InputEvent::Text { text } => {
+            // Up to 20 UTF-16 units per event (the documented limit of
+            // CGEventKeyboardSetUnicodeString); line breaks as Return.
+            let enter = press(Key::Named(NamedKey::Return));
+            for run in split_lines(text) {
+                let Some(line) = run else {
+                    key(&enter, true, 0)?;
+                    key(&enter, false, 0)?;
+                    continue;
+                };
+                let units: Vec<u16> = line.encode_utf16().collect();
+                for chunk in units.chunks(20) {
+                    for down in [true, false] {
+                        let e = created(CGEvent::new_keyboard_event(source()?, 0, down))?;
+                        e.set_string_from_utf16_unchecked(chunk);
+                        e.post(CGEventTapLocation::HID);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            Ok(())
+        }
+        _ => Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            "this input is not supported on macOS",
+        )),
+    }
+}
+
+/// Text split at line breaks: `Some(text)` runs and `None` for each break.
+fn split_lines(text: &str) -> Vec<Option<&str>> {
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push(None);
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !line.is_empty() {
+            out.push(Some(line));
+        }
+    }
+    out
+}
+
+fn buttons(button: MouseButton) -> (CGEventType, CGEventType, CGMouseButton) {
+    match button {
+        MouseButton::Left => (
+            CGEventType::LeftMouseDown,
+            CGEventType::LeftMouseUp,
+            CGMouseButton::Left,
+        ),
+        MouseButton::Right => (
+            CGEventType::RightMouseDown,
+            CGEventType::RightMouseUp,
+            CGMouseButton::Right,
+        ),
+        MouseButton::Middle => (
+            CGEventType::OtherMouseDown,
+            CGEventType::OtherMouseUp,
+            CGMouseButton::Center,
+        ),
+    }
+}
+
+fn mouse(kind: CGEventType, at: CGPoint, button: CGMouseButton, click_count: i64) -> Result<()> {
+    let e = created(CGEvent::new_mouse_event(source()?, kind, at, button))?;
+    e.set_integer_value_field(EventField::MOUSE_EVENT_CLICK_STATE, click_count);
+    e.post(CGEventTapLocation::HID);
+    Ok(())
+}
+
+fn key(p: &KeyPress, down: bool, held: u64) -> Result<()> {
+    match *p {
+        KeyPress::Code { code, shift, .. } => {
+            let e = created(CGEvent::new_keyboard_event(source()?, code, down))?;
+            let flags = held | if shift { FLAG_SHIFT } else { 0 };
+            e.set_flags(CGEventFlags::from_bits_truncate(flags));
+            e.post(CGEventTapLocation::HID);
+        }
+        KeyPress::Text('\u{0}') => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "macOS has no such key",
+            ));
+        }
+        KeyPress::Text(c) => {
+            let mut units = [0u16; 2];
+            let e = created(CGEvent::new_keyboard_event(source()?, 0, down))?;
+            e.set_string_from_utf16_unchecked(c.encode_utf16(&mut units));
+            e.set_flags(CGEventFlags::from_bits_truncate(held));
+            e.post(CGEventTapLocation::HID);
+        }
+    }
+    Ok(())
+}
