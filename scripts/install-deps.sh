@@ -16,7 +16,8 @@ APT_PKGS=(
   mutter gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome pipewire pipewire-bin wireplumber
   gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 )
-XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy)
+# Windows/macOS type-check + clippy; Wine and mingw run the Windows-target unit tests.
+XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy wine wine64 gcc-mingw-w64-x86-64)
 want=("${APT_PKGS[@]}")
 [ "${1:-}" = --xcheck ] || [ "${MCP_CU_XCHECK:-1}" = 1 ] && want+=("${XCHECK_PKGS[@]}")
 missing=()

@@ -69,5 +69,7 @@ scripts/conformance.sh
 if [ "${SKIP_XCHECK:-0}" != 1 ]; then
   phase "type-check + clippy for Windows and macOS"
   scripts/xcheck.sh
+  phase "Windows-target unit tests under Wine"
+  scripts/wine-test.sh
 fi
 phase "all tests passed"

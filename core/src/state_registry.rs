@@ -1,9 +1,11 @@
 //! Observations (`state_id`s) that outlive the process that made them: 30 s, used once.
 //!
 //! Each state is one JSON file in `<sessions_dir>/states/`. Files are written to a temporary name
-//! and renamed into place (never half-written), and a state is consumed by renaming `ID.json` to
-//! `ID.used`: rename is atomic, so of two processes acting on the same state exactly one wins,
-//! with no lock to leak. A call refused before acting never consumes its state. Expired files
+//! and renamed into place (never half-written), and a state is consumed by creating `ID.used`
+//! exclusively (`O_EXCL`, `CREATE_NEW`) and then removing `ID.json`: exclusive creation is atomic
+//! on every OS, so of two processes acting on the same state exactly one wins, with no lock to
+//! leak. (Renaming `ID.json` over was not: Windows' rename replaces, and under Wine two of 16
+//! threads won.) A call refused before acting never consumes its state. Expired files
 //! are purged on every save, and the directory never holds more than [`MAX_STATES`] states.
 
 use std::path::{Path, PathBuf};
@@ -213,10 +215,20 @@ impl StateRegistry {
     pub fn consume(&self, id: &str) -> Result<()> {
         let from = self.path(id, "json")?;
         let to = self.path(id, "used")?;
-        match std::fs::rename(&from, &to) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(self.missing(id)?),
-            Err(e) => Err(io("cannot consume", &from, e)),
+        if !from.exists() {
+            return Err(self.missing(id)?);
+        }
+        let claimed = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&to);
+        match claimed {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&from);
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(self.missing(id)?),
+            Err(e) => Err(io("cannot consume", &to, e)),
         }
     }
 

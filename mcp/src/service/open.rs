@@ -10,8 +10,10 @@
 //!
 //! - **Linux**: programs are started directly, detached in their own process group; paths and
 //!   URIs go to `xdg-open`.
-//! - **Windows / macOS**: started with `cmd /C start` and `open`; packaged (UWP) apps come with
-//!   the Windows backend.
+//! - **Windows**: paths and URIs (`ms-settings:`, `calculator:`) go to `cmd /C start`; a
+//!   packaged (UWP) app's window belongs to `ApplicationFrameHost`, so its `app` is the window
+//!   title (localized) and the hint says so, as the predecessor's launcher did.
+//! - **macOS**: paths and URIs go to `open`.
 
 use std::collections::HashSet;
 use std::process::{Child, Command, Stdio};
@@ -160,6 +162,15 @@ impl Service {
         if how == Arrival::CameForward {
             hint.push_str(" A single-instance app: its existing window came forward.");
         }
+        let process = window
+            .pid
+            .and_then(process_name)
+            .or_else(|| Some(window.app.clone()));
+        if process.as_deref().is_some_and(is_uwp_host) {
+            hint.push_str(&format!(
+                " A packaged (UWP) app hosted by ApplicationFrameHost: use app {app:?} (the window title)."
+            ));
+        }
         if verified == Some(false) {
             hint.push_str(" The window exposes no accessibility tree yet: retry, or check the app's accessibility support.");
         }
@@ -167,10 +178,7 @@ impl Service {
             ok: true,
             app: Some(app),
             window_id: Some(window.id.0.clone()),
-            process: window
-                .pid
-                .and_then(process_name)
-                .or_else(|| Some(window.app.clone())),
+            process,
             pid: window.pid,
             title: Some(window.title),
             seconds,
@@ -326,8 +334,36 @@ fn opener(target: &str) -> Command {
     c
 }
 
+/// True for the process that hosts packaged (UWP) apps' windows on Windows.
+fn is_uwp_host(process: &str) -> bool {
+    process.eq_ignore_ascii_case("ApplicationFrameHost")
+        || process.eq_ignore_ascii_case("ApplicationFrameHost.exe")
+}
+
+/// The image name in the first line of `tasklist /FO CSV /NH` (`"notepad.exe","4242",…`),
+/// without `.exe`.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn image_name_from_tasklist(csv: &str) -> Option<String> {
+    let first = csv.lines().next()?.split("\",\"").next()?.trim_matches('"');
+    let name = first.strip_suffix(".exe").unwrap_or(first);
+    (!name.is_empty() && !first.starts_with("INFO:")).then(|| name.to_owned())
+}
+
+/// The process's image name from `tasklist` (Windows).
+#[cfg(windows)]
+fn process_name(pid: u32) -> Option<String> {
+    let out = Command::new("tasklist")
+        .args(["/FI", &format!("PID eq {pid}"), "/FO", "CSV", "/NH"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    image_name_from_tasklist(&String::from_utf8_lossy(&out.stdout))
+}
+
 /// The process's executable name from `/proc` (Linux; `comm` is cut at 15 bytes, so the
 /// command line comes first); `None` elsewhere.
+#[cfg(not(windows))]
 fn process_name(pid: u32) -> Option<String> {
     let from_cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
         .ok()
@@ -345,6 +381,21 @@ fn process_name(pid: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uwp_frames_are_recognised_from_tasklist() {
+        let csv = "\"ApplicationFrameHost.exe\",\"16708\",\"Console\",\"1\",\"40,112 K\"\r\n";
+        let name = image_name_from_tasklist(csv);
+        assert_eq!(name.as_deref(), Some("ApplicationFrameHost"));
+        assert!(name.as_deref().is_some_and(is_uwp_host));
+        assert!(!is_uwp_host("notepad"));
+        assert_eq!(
+            image_name_from_tasklist(
+                "INFO: No tasks are running which match the specified criteria."
+            ),
+            None
+        );
+    }
 
     fn window(id: &str, title: &str, pid: u32, focused: bool) -> WindowInfo {
         WindowInfo {
