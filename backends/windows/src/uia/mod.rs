@@ -11,6 +11,9 @@ mod thread;
 mod tree;
 mod win32;
 
+#[cfg(test)]
+mod tests;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
