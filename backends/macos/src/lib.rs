@@ -17,7 +17,7 @@
 //!
 //! # Platform-specific
 //!
-//! Only macOS has a [`MacBackend`]; elsewhere this crate is its pure modules.
+//! Only macOS has a `MacBackend`; elsewhere this crate is its pure modules.
 
 pub mod ids;
 pub mod keys;

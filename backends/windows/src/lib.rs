@@ -17,7 +17,7 @@
 //!
 //! # Platform-specific
 //!
-//! Only Windows has a [`WindowsBackend`]; elsewhere this crate is its pure modules.
+//! Only Windows has a `WindowsBackend`; elsewhere this crate is its pure modules.
 
 pub mod dpi;
 pub mod ids;
