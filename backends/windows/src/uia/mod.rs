@@ -14,7 +14,7 @@ mod win32;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -25,7 +25,6 @@ use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptio
 use cu_core::geometry::Rect;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
-use tokio::sync::OnceCell;
 
 use crate::{dpi, ids, toplevel};
 use thread::ComThread;
@@ -36,7 +35,8 @@ const ACTION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The Windows desktop backend (UI Automation + Win32).
 pub struct WindowsBackend {
-    com: OnceCell<Arc<ComThread>>,
+    /// The COM thread, started on first use and replaced after a job hangs on it.
+    com: Mutex<Option<Arc<ComThread>>>,
     desktop: DesktopInstance,
 }
 
@@ -50,25 +50,49 @@ impl WindowsBackend {
     /// A backend that has not connected to anything yet.
     pub fn new() -> WindowsBackend {
         let computer = std::env::var("COMPUTERNAME").unwrap_or_default();
-        let session = std::env::var("SESSIONNAME").unwrap_or_default();
         WindowsBackend {
-            com: OnceCell::new(),
-            desktop: DesktopInstance(format!("windows-{computer}-{session}")),
+            com: Mutex::new(None),
+            desktop: DesktopInstance(format!("windows-{computer}-{}", win32::session_id())),
         }
     }
 
+    /// The COM thread, started on first use.
     async fn com(&self) -> Result<Arc<ComThread>> {
-        self.com
-            .get_or_try_init(|| async {
-                blocking(|| {
-                    win32::become_dpi_aware();
-                    ComThread::start()
-                })
-                .await
-                .map(Arc::new)
+        if let Some(com) = self.com.lock().ok().and_then(|c| c.clone()) {
+            return Ok(com);
+        }
+        let started = Arc::new(
+            blocking(|| {
+                win32::become_dpi_aware();
+                ComThread::start()
             })
-            .await
-            .cloned()
+            .await?,
+        );
+        let mut slot = self
+            .com
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "the COM thread slot is poisoned"))?;
+        Ok(slot.get_or_insert(started).clone())
+    }
+
+    /// Runs a UI Automation job. A job that times out leaves its thread stuck inside the hung
+    /// application, so the thread is let go (it ends once the call returns) and the next call
+    /// starts a fresh one: one hung app costs one `TIMEOUT`, not every later call.
+    async fn uia<T: Send + 'static>(
+        &self,
+        timeout: Duration,
+        job: impl FnOnce(&uiautomation::UIAutomation) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let com = self.com().await?;
+        let result = com.run(timeout, job).await;
+        if result.as_ref().is_err_and(|e| e.code == ErrorCode::Timeout) {
+            if let Ok(mut slot) = self.com.lock() {
+                if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, &com)) {
+                    *slot = None;
+                }
+            }
+        }
+        result
     }
 
     /// The window as Win32 sees it now, after checking the desktop can be driven.
@@ -76,7 +100,7 @@ impl WindowsBackend {
         let hwnd = ids::parse_window_id(id)?;
         blocking(move || {
             win32::check_desktop()?;
-            win32::describe(hwnd, 0).ok_or_else(|| {
+            win32::describe(hwnd, win32::foreground()).ok_or_else(|| {
                 Error::new(ErrorCode::WindowNotFound, "the window has closed")
                     .with_suggestion("Call gui_list and use a current window id.")
             })
@@ -168,7 +192,7 @@ impl Backend for WindowsBackend {
     }
 
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
-        let com = self.com().await?;
+        self.com().await?;
         let listed = self.window(window).await?;
         let started = Instant::now();
         let frame = tree::Frame {
@@ -179,8 +203,8 @@ impl Backend for WindowsBackend {
         let hwnd = listed.hwnd;
         let opts = options.clone();
         let timeout = Duration::from_millis(options.time_budget_ms) + Duration::from_secs(5);
-        let (mut nodes, truncated) = com
-            .run(timeout, move |automation| {
+        let (mut nodes, truncated) = self
+            .uia(timeout, move |automation| {
                 tree::snapshot(automation, hwnd, &class, frame, &opts)
             })
             .await?;
@@ -205,11 +229,11 @@ impl Backend for WindowsBackend {
         element: &ElementIdentity,
         action: &SemanticAction,
     ) -> Result<()> {
-        let com = self.com().await?;
+        self.com().await?;
         let hwnd = self.window(window).await?.hwnd;
         let identity = element.clone();
         let action = action.clone();
-        com.run(ACTION_TIMEOUT, move |automation| {
+        self.uia(ACTION_TIMEOUT, move |automation| {
             let target = tree::find(automation, hwnd, &identity)?;
             tree::perform(&target, &action)
         })

@@ -320,3 +320,31 @@ fn activation_then_sendinput_lands_at_the_window_relative_point_and_types_unicod
         "VK_DELETE pressed: {seen:?}"
     );
 }
+
+#[test]
+fn a_hung_job_times_out_and_a_panicking_one_leaves_the_thread_serving() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let thread = ComThread::<()>::start_with(|| Ok(())).unwrap_or_else(|e| panic!("{}", e.message));
+    runtime.block_on(async {
+        let started = Instant::now();
+        let hung = thread
+            .run(Duration::from_millis(100), |()| {
+                std::thread::sleep(Duration::from_millis(1500));
+                Ok(())
+            })
+            .await;
+        assert_eq!(hung.err().map(|e| e.code), Some(ErrorCode::Timeout));
+        assert!(started.elapsed() < Duration::from_millis(1000));
+        let panicked = thread
+            .run(Duration::from_secs(5), |()| -> cu_core::Result<()> {
+                panic!("a bug")
+            })
+            .await;
+        assert_eq!(panicked.err().map(|e| e.code), Some(ErrorCode::Internal));
+        let answer = thread.run(Duration::from_secs(5), |()| Ok(42)).await;
+        assert_eq!(answer.ok(), Some(42));
+    });
+}

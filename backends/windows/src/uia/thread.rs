@@ -3,7 +3,8 @@
 //! UI Automation clients must not call from a UI thread, and COM objects belong to the apartment
 //! that made them. The backend therefore owns one thread, initialised for the multithreaded
 //! apartment, that creates the client once and runs every UIA job in order; async callers wait
-//! on a oneshot with a timeout, so a hung application costs a `TIMEOUT`, not a hung tool.
+//! on a oneshot with a timeout, so a hung application costs a `TIMEOUT`, not a hung tool (the
+//! backend then lets the stuck thread go and starts another).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
@@ -13,21 +14,37 @@ use cu_core::{Error, ErrorCode, Result};
 use uiautomation::UIAutomation;
 use windows::Win32::System::Com::{CoInitializeEx, CoUninitialize, COINIT_MULTITHREADED};
 
-type Job = Box<dyn FnOnce(&UIAutomation) + Send>;
+type Job<C> = Box<dyn FnOnce(&C) + Send>;
 
-/// A handle to the COM thread; dropping the last one ends the thread.
-pub(super) struct ComThread {
-    jobs: mpsc::Sender<Job>,
+/// A handle to the COM thread; dropping the last one ends the thread. `C` is the client the
+/// thread makes once and hands to every job: `UIAutomation`, or a stand-in in tests.
+pub(super) struct ComThread<C = UIAutomation> {
+    jobs: mpsc::Sender<Job<C>>,
 }
 
-impl ComThread {
+impl ComThread<UIAutomation> {
     /// Starts the thread and creates the UI Automation client on it.
     pub(super) fn start() -> Result<ComThread> {
-        let (jobs, inbox) = mpsc::channel::<Job>();
+        ComThread::start_with(|| {
+            UIAutomation::new_direct().map_err(|e| {
+                Error::new(
+                    ErrorCode::GuiUnavailable,
+                    format!("UI Automation is not available: {e}"),
+                )
+                .with_suggestion("Run on Windows 7 or later inside a desktop session; UI Automation (UIAutomationCore.dll) must be registered.")
+            })
+        })
+    }
+}
+
+impl<C: 'static> ComThread<C> {
+    /// Starts the thread, initialises COM on it and makes the client with `make`.
+    pub(super) fn start_with(make: fn() -> Result<C>) -> Result<ComThread<C>> {
+        let (jobs, inbox) = mpsc::channel::<Job<C>>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<()>>();
         std::thread::Builder::new()
             .name("uia-com".into())
-            .spawn(move || serve(&inbox, &ready_tx))
+            .spawn(move || serve(make, &inbox, &ready_tx))
             .map_err(|e| {
                 Error::new(
                     ErrorCode::Internal,
@@ -48,10 +65,10 @@ impl ComThread {
     pub(super) async fn run<T: Send + 'static>(
         &self,
         timeout: Duration,
-        job: impl FnOnce(&UIAutomation) -> Result<T> + Send + 'static,
+        job: impl FnOnce(&C) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let (answer, reply) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |automation| {
+        let job: Job<C> = Box::new(move |automation| {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| job(automation)))
                 .unwrap_or_else(|_| {
                     Err(Error::new(
@@ -84,7 +101,11 @@ impl ComThread {
     }
 }
 
-fn serve(inbox: &mpsc::Receiver<Job>, ready: &mpsc::Sender<Result<()>>) {
+fn serve<C>(
+    make: fn() -> Result<C>,
+    inbox: &mpsc::Receiver<Job<C>>,
+    ready: &mpsc::Sender<Result<()>>,
+) {
     // SAFETY: first COM call on this new thread; balanced by CoUninitialize below once every
     // COM object made here (the client and anything a job created) has been dropped.
     let init = unsafe { CoInitializeEx(None, COINIT_MULTITHREADED) };
@@ -95,19 +116,15 @@ fn serve(inbox: &mpsc::Receiver<Job>, ready: &mpsc::Sender<Result<()>>) {
         )));
         return;
     }
-    match UIAutomation::new_direct() {
-        Ok(automation) => {
+    match make() {
+        Ok(client) => {
             let _ = ready.send(Ok(()));
             while let Ok(job) = inbox.recv() {
-                job(&automation);
+                job(&client);
             }
         }
         Err(e) => {
-            let _ = ready.send(Err(Error::new(
-                ErrorCode::GuiUnavailable,
-                format!("UI Automation is not available: {e}"),
-            )
-            .with_suggestion("Run on Windows 7 or later inside a desktop session; UI Automation (UIAutomationCore.dll) must be registered.")));
+            let _ = ready.send(Err(e));
         }
     }
     // SAFETY: matches the successful CoInitializeEx above, on the same thread, after the client

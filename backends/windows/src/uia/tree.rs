@@ -147,7 +147,7 @@ pub(super) fn snapshot(
         tracing::debug!(error = %e, "BuildUpdatedCache failed: walking instead");
     }
     if let Ok(cached) = cached {
-        let mut source = Cached { reader, count: 0 };
+        let mut source = Cached { reader };
         let walked = walk_tree(&mut source, cached, options, deadline);
         if let Some((nodes, truncation)) = walked {
             if !translate::cache_too_thin(nodes.len(), class) {
@@ -261,14 +261,12 @@ impl Reader {
 /// The walk over a built cache: no cross-process calls.
 struct Cached {
     reader: Reader,
-    count: usize,
 }
 
 impl TreeSource for Cached {
     type Element = UIElement;
 
     fn node(&mut self, element: &UIElement) -> Option<Node> {
-        self.count += 1;
         self.reader
             .node(&|p| element.get_cached_property_value(p).ok())
     }

@@ -12,15 +12,16 @@ use windows::Win32::Graphics::Dwm::{
     DwmGetWindowAttribute, DWMWA_CLOAKED, DWMWA_EXTENDED_FRAME_BOUNDS,
 };
 use windows::Win32::System::RemoteDesktop::{
-    WTSConnectState, WTSFreeMemory, WTSQuerySessionInformationW, WTS_CURRENT_SESSION,
+    ProcessIdToSessionId, WTSConnectState, WTSFreeMemory, WTSQuerySessionInformationW,
+    WTS_CURRENT_SESSION,
 };
 use windows::Win32::System::StationsAndDesktops::{
     CloseDesktop, GetUserObjectInformationW, OpenInputDesktop, DESKTOP_CONTROL_FLAGS,
     DESKTOP_READOBJECTS, UOI_NAME,
 };
 use windows::Win32::System::Threading::{
-    GetCurrentThreadId, OpenProcess, QueryFullProcessImageNameW, PROCESS_NAME_WIN32,
-    PROCESS_QUERY_LIMITED_INFORMATION,
+    GetCurrentProcessId, GetCurrentThreadId, OpenProcess, QueryFullProcessImageNameW,
+    PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION,
 };
 use windows::Win32::UI::HiDpi::{
     GetDpiForWindow, SetProcessDpiAwarenessContext, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
@@ -122,6 +123,20 @@ fn connect_state() -> Option<i32> {
     state
 }
 
+/// This process's Terminal Services session id (stable across Remote Desktop reconnects).
+pub(super) fn session_id() -> u32 {
+    let mut id = 0u32;
+    // SAFETY: `id` is a writable u32.
+    let _ = unsafe { ProcessIdToSessionId(GetCurrentProcessId(), &mut id) };
+    id
+}
+
+/// The foreground window's handle value (0 when none).
+pub(super) fn foreground() -> isize {
+    // SAFETY: no arguments.
+    unsafe { GetForegroundWindow() }.0 as isize
+}
+
 /// The application windows, front to back (EnumWindows' Z order).
 pub(super) fn app_windows() -> Result<Vec<Listed>> {
     unsafe extern "system" fn collect(window: HWND, lparam: LPARAM) -> BOOL {
@@ -145,8 +160,7 @@ pub(super) fn app_windows() -> Result<Vec<Listed>> {
             format!("EnumWindows failed: {e}"),
         )
     })?;
-    // SAFETY: no arguments.
-    let foreground = unsafe { GetForegroundWindow() }.0 as isize;
+    let foreground = foreground();
     Ok(handles
         .into_iter()
         .filter_map(|h| describe(h, foreground))
