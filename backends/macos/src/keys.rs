@@ -134,6 +134,22 @@ fn char_press(c: char) -> KeyPress {
     }
 }
 
+/// Text as runs typed as Unicode strings (`Some`) and line breaks pressed as Return (`None`);
+/// `\r\n` is one break.
+pub fn text_runs(text: &str) -> Vec<Option<&str>> {
+    let mut out = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push(None);
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !line.is_empty() {
+            out.push(Some(line));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +190,15 @@ mod tests {
         );
         assert_eq!(presses("ש"), [KeyPress::Text('ש')]);
         assert_eq!(presses("F21"), [KeyPress::Text('\u{0}')]);
+    }
+
+    #[test]
+    fn text_splits_into_unicode_runs_and_returns() {
+        assert_eq!(
+            text_runs("שלום\r\nworld\n"),
+            [Some("שלום"), None, Some("world"), None]
+        );
+        assert_eq!(text_runs("one"), [Some("one")]);
+        assert_eq!(text_runs("\n\n"), [None, None]);
     }
 }

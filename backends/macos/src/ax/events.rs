@@ -13,7 +13,7 @@ use cu_core::geometry::{Point, Rect};
 use cu_core::keys::{self, Key, NamedKey};
 use cu_core::{Error, ErrorCode, Result};
 
-use crate::keys::{press, KeyPress, FLAG_SHIFT};
+use crate::keys::{press, text_runs, KeyPress, FLAG_SHIFT};
 use crate::points;
 
 fn source() -> Result<CGEventSource> {
@@ -116,7 +116,7 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             // Up to 20 UTF-16 units per event (the documented limit of
             // CGEventKeyboardSetUnicodeString); line breaks as Return.
             let enter = press(Key::Named(NamedKey::Return));
-            for run in split_lines(text) {
+            for run in text_runs(text) {
                 let Some(line) = run else {
                     key(&enter, true, 0)?;
                     key(&enter, false, 0)?;
@@ -139,21 +139,6 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             "this input is not supported on macOS",
         )),
     }
-}
-
-/// Text split at line breaks: `Some(text)` runs and `None` for each break.
-fn split_lines(text: &str) -> Vec<Option<&str>> {
-    let mut out = Vec::new();
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push(None);
-        }
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if !line.is_empty() {
-            out.push(Some(line));
-        }
-    }
-    out
 }
 
 fn buttons(button: MouseButton) -> (CGEventType, CGEventType, CGMouseButton) {
