@@ -10,6 +10,13 @@ pub fn scale(dpi: u32) -> f64 {
     f64::from(dpi.max(1)) / 96.0
 }
 
+/// A physical rectangle in logical pixels, in place (a window's screen bounds).
+pub fn to_logical(rect: Rect, dpi: u32) -> Rect {
+    let s = scale(dpi);
+    let f = |v: i32| (f64::from(v) / s).round() as i32;
+    Rect::new(f(rect.x), f(rect.y), f(rect.width), f(rect.height))
+}
+
 /// A physical screen rectangle as window-relative logical pixels of the window at
 /// `window_physical`.
 pub fn to_window_logical(rect: Rect, window_physical: Rect, dpi: u32) -> Rect {
@@ -68,6 +75,8 @@ mod tests {
             to_window_logical(button, window, 96),
             Rect::new(150, 150, 150, 60)
         );
+        assert_eq!(to_logical(window, 144), Rect::new(200, 100, 1000, 600));
+        assert_eq!(to_logical(window, 120), Rect::new(240, 120, 1200, 720));
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub(super) fn capture(value: isize) -> Result<WindowImage> {
             "the window drew nothing (an all-one-colour bitmap): it may still be drawing, or it renders with a method PrintWindow cannot reach",
         ));
     }
-    let logical = dpi::to_window_logical(clip, clip, win32::dpi(window));
+    let logical = dpi::to_logical(clip, win32::dpi(window));
     Ok(image.resized(logical.width as u32, logical.height as u32))
 }
 

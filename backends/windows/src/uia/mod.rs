@@ -115,24 +115,13 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'sta
         .map_err(|e| Error::new(ErrorCode::Internal, format!("blocking task failed: {e}")))?
 }
 
-fn logical_bounds(l: &Listed) -> Rect {
-    let s = dpi::scale(l.dpi);
-    let f = |v: i32| (f64::from(v) / s).round() as i32;
-    Rect::new(
-        f(l.frame.x),
-        f(l.frame.y),
-        f(l.frame.width),
-        f(l.frame.height),
-    )
-}
-
 fn info_of(l: &Listed) -> WindowInfo {
     WindowInfo {
         id: ids::window_id(l.hwnd),
         app: toplevel::app_name(&l.top),
         title: l.top.title.clone(),
         pid: Some(l.pid),
-        bounds: Some(logical_bounds(l)),
+        bounds: Some(dpi::to_logical(l.frame, l.dpi)),
         focused: l.focused,
         minimized: l.minimized,
     }
