@@ -101,6 +101,7 @@ async def test_wayland_input_and_capture_through_the_portal(wayland):
             # Capture: the window alone, at its own size, not blank.
             raw = await client.call_tool("gui_state", {"window_id": calc["id"], "screenshot": True})
             state = json.loads(next(b.text for b in raw.content if b.type == "text"))
+            assert "outline" in state, state
             size = re.search(r'window "Calculator" (\d+)x(\d+)', state["outline"]).groups()
             assert [state["image"]["width"], state["image"]["height"]] == [int(size[0]), int(size[1])], state
             assert any(b.type == "image" for b in raw.content)
