@@ -238,6 +238,21 @@ pub struct HealthCheck {
     pub detail: String,
 }
 
+impl HealthCheck {
+    /// A line from a check's outcome: `ok_detail` when it passed, else the error's message and
+    /// suggestion.
+    pub fn from_result(name: &str, outcome: &Result<()>, ok_detail: &str) -> HealthCheck {
+        HealthCheck {
+            name: name.into(),
+            ok: outcome.is_ok(),
+            detail: match outcome {
+                Ok(()) => ok_detail.into(),
+                Err(e) => format!("{} ({})", e.message, e.suggestion),
+            },
+        }
+    }
+}
+
 /// The object-safe interface every platform adapter implements.
 ///
 /// All coordinates are window-relative logical pixels ([`crate::geometry`]).

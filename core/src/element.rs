@@ -335,6 +335,14 @@ impl Snapshot {
         self.nodes.first()
     }
 
+    /// Gives the root the window's own size at the origin, for backends whose root element
+    /// reports a slightly different rectangle than the window frame they place points in.
+    pub fn pin_root_to_window(&mut self) {
+        if let (Some(root), Some(b)) = (self.nodes.first_mut(), self.window.bounds) {
+            root.bounds = Some(Rect::new(0, 0, b.width, b.height));
+        }
+    }
+
     /// Iterates over nodes whose name, after trimming, equals `name`.
     pub fn find_by_name<'a>(&'a self, name: &'a str) -> impl Iterator<Item = (usize, &'a Node)> {
         self.nodes
@@ -407,6 +415,31 @@ mod tests {
         assert_eq!(json["truncated"]["reason"], "node_limit");
         let back: Snapshot = serde_json::from_value(json).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, snapshot);
+    }
+
+    #[test]
+    fn the_root_can_be_pinned_to_the_window_size() {
+        use crate::geometry::Rect;
+        use crate::window::{WindowId, WindowInfo};
+        let mut root = Node::new(Role::Window, ElementIdentity("uia:1".into()));
+        root.bounds = Some(Rect::new(-7, 0, 814, 607));
+        let mut snapshot = Snapshot {
+            window: WindowInfo {
+                id: WindowId("hwnd:0x1".into()),
+                app: "notepad".into(),
+                title: "Untitled".into(),
+                pid: None,
+                bounds: Some(Rect::new(300, 200, 800, 600)),
+                focused: false,
+                minimized: false,
+            },
+            desktop: DesktopInstance("windows-x-1".into()),
+            nodes: vec![root],
+            truncated: None,
+            elapsed_ms: 1,
+        };
+        snapshot.pin_root_to_window();
+        assert_eq!(snapshot.nodes[0].bounds, Some(Rect::new(0, 0, 800, 600)));
     }
 
     #[test]

@@ -20,7 +20,6 @@ use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
-use cu_core::geometry::Rect;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
@@ -172,17 +171,9 @@ impl Backend for MacBackend {
         } else {
             Err(permissions::screen_recording_denied(&host()))
         };
-        let line = |name: &str, r: &Result<()>, ok: &str| HealthCheck {
-            name: name.into(),
-            ok: r.is_ok(),
-            detail: match r {
-                Ok(()) => ok.into(),
-                Err(e) => format!("{} ({})", e.message, e.suggestion),
-            },
-        };
         vec![
-            line("accessibility_permission", &ax, "granted"),
-            line("screen_recording_permission", &screen, "granted"),
+            HealthCheck::from_result("accessibility_permission", &ax, "granted"),
+            HealthCheck::from_result("screen_recording_permission", &screen, "granted"),
         ]
     }
 
@@ -213,25 +204,24 @@ impl Backend for MacBackend {
             Ok((info_of(&l), walked))
         })
         .await?;
-        let (mut nodes, truncated) = walked.ok_or_else(|| {
+        let (nodes, truncated) = walked.ok_or_else(|| {
             Error::new(
                 ErrorCode::Timeout,
                 "the window's AX element does not answer",
             )
             .with_suggestion("The application may be busy; try again.")
         })?;
-        if options.subtree.is_none() {
-            if let (Some(root), Some(b)) = (nodes.first_mut(), info.bounds) {
-                root.bounds = Some(Rect::new(0, 0, b.width, b.height));
-            }
-        }
-        Ok(Snapshot {
+        let mut snapshot = Snapshot {
             window: info,
             desktop: self.desktop.clone(),
             nodes,
             truncated,
             elapsed_ms: started.elapsed().as_millis() as u64,
-        })
+        };
+        if options.subtree.is_none() {
+            snapshot.pin_root_to_window();
+        }
+        Ok(snapshot)
     }
 
     async fn perform(

@@ -213,9 +213,10 @@ pub(super) fn perform(element: &AxElement, action: &SemanticAction) -> Result<()
             format!("{what} failed (AXError {code})"),
         )
     };
-    let offers = |name: &str| element.actions().iter().any(|a| a == name);
     match action {
         SemanticAction::Invoke | SemanticAction::Toggle => {
+            let offered = element.actions();
+            let offers = |name: &str| offered.iter().any(|a| a == name);
             let name = if offers("AXPress") || !offers("AXConfirm") {
                 "AXPress"
             } else {

@@ -22,7 +22,6 @@ use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
-use cu_core::geometry::Rect;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
@@ -61,13 +60,7 @@ impl WindowsBackend {
         if let Some(com) = self.com.lock().ok().and_then(|c| c.clone()) {
             return Ok(com);
         }
-        let started = Arc::new(
-            blocking(|| {
-                win32::become_dpi_aware();
-                ComThread::start()
-            })
-            .await?,
-        );
+        let started = Arc::new(blocking(ComThread::start).await?);
         let mut slot = self
             .com
             .lock()
@@ -99,7 +92,7 @@ impl WindowsBackend {
     async fn window(&self, id: &WindowId) -> Result<Listed> {
         let hwnd = ids::parse_window_id(id)?;
         blocking(move || {
-            win32::check_desktop()?;
+            win32::ready()?;
             win32::describe(hwnd, win32::foreground()).ok_or_else(|| {
                 Error::new(ErrorCode::WindowNotFound, "the window has closed")
                     .with_suggestion("Call gui_list and use a current window id.")
@@ -147,22 +140,14 @@ impl Backend for WindowsBackend {
 
     async fn health(&self) -> Vec<HealthCheck> {
         let uia = self.com().await;
-        let desktop = blocking(win32::check_desktop).await;
-        let line = |name: &str, r: &Result<()>, ok: &str| HealthCheck {
-            name: name.into(),
-            ok: r.is_ok(),
-            detail: match r {
-                Ok(()) => ok.into(),
-                Err(e) => format!("{} ({})", e.message, e.suggestion),
-            },
-        };
+        let desktop = blocking(win32::ready).await;
         vec![
-            line(
+            HealthCheck::from_result(
                 "ui_automation",
                 &uia.map(|_| ()),
                 "UI Automation client running on its COM thread",
             ),
-            line(
+            HealthCheck::from_result(
                 "desktop",
                 &desktop,
                 "the input desktop is the user's, and the session is connected",
@@ -171,9 +156,8 @@ impl Backend for WindowsBackend {
     }
 
     async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
-        self.com().await?;
         let listed = blocking(|| {
-            win32::check_desktop()?;
+            win32::ready()?;
             win32::app_windows()
         })
         .await?;
@@ -181,7 +165,6 @@ impl Backend for WindowsBackend {
     }
 
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
-        self.com().await?;
         let listed = self.window(window).await?;
         let started = Instant::now();
         let frame = tree::Frame {
@@ -192,24 +175,22 @@ impl Backend for WindowsBackend {
         let hwnd = listed.hwnd;
         let opts = options.clone();
         let timeout = Duration::from_millis(options.time_budget_ms) + Duration::from_secs(5);
-        let (mut nodes, truncated) = self
+        let (nodes, truncated) = self
             .uia(timeout, move |automation| {
                 tree::snapshot(automation, hwnd, &class, frame, &opts)
             })
             .await?;
-        let info = info_of(&listed);
-        if options.subtree.is_none() {
-            if let (Some(root), Some(b)) = (nodes.first_mut(), info.bounds) {
-                root.bounds = Some(Rect::new(0, 0, b.width, b.height));
-            }
-        }
-        Ok(Snapshot {
-            window: info,
+        let mut snapshot = Snapshot {
+            window: info_of(&listed),
             desktop: self.desktop.clone(),
             nodes,
             truncated,
             elapsed_ms: started.elapsed().as_millis() as u64,
-        })
+        };
+        if options.subtree.is_none() {
+            snapshot.pin_root_to_window();
+        }
+        Ok(snapshot)
     }
 
     async fn perform(
@@ -218,7 +199,6 @@ impl Backend for WindowsBackend {
         element: &ElementIdentity,
         action: &SemanticAction,
     ) -> Result<()> {
-        self.com().await?;
         let hwnd = self.window(window).await?.hwnd;
         let identity = element.clone();
         let action = action.clone();
@@ -230,7 +210,6 @@ impl Backend for WindowsBackend {
     }
 
     async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
-        self.com().await?;
         let listed = self.window(window).await?;
         let event = event.clone();
         blocking(move || {

@@ -101,6 +101,19 @@ fn uia_error(code: ErrorCode, what: &str, e: &uiautomation::Error) -> Error {
     Error::new(code, format!("{what}: {e}"))
 }
 
+/// The window's own UI Automation element.
+fn window_element(automation: &UIAutomation, window: isize) -> Result<UIElement> {
+    automation
+        .element_from_handle(hwnd(window).into())
+        .map_err(|e| {
+            uia_error(
+                ErrorCode::WindowNotFound,
+                "the window has no UI Automation element",
+                &e,
+            )
+        })
+}
+
 /// Reads the window's tree: one cached round trip for the whole subtree, then a bounded walk
 /// over the cache; a plain walk instead where the cache comes back thin (Chromium, Electron).
 pub(super) fn snapshot(
@@ -113,15 +126,7 @@ pub(super) fn snapshot(
     let deadline = Instant::now() + Duration::from_millis(options.time_budget_ms);
     let root = match &options.subtree {
         Some(identity) => find(automation, window, identity)?,
-        None => automation
-            .element_from_handle(hwnd(window).into())
-            .map_err(|e| {
-                uia_error(
-                    ErrorCode::WindowNotFound,
-                    "the window has no UI Automation element",
-                    &e,
-                )
-            })?,
+        None => window_element(automation, window)?,
     };
     let request = automation
         .create_cache_request()
@@ -314,15 +319,7 @@ pub(super) fn find(
     identity: &ElementIdentity,
 ) -> Result<UIElement> {
     let runtime_id = ids::parse_element_identity(identity)?;
-    let root = automation
-        .element_from_handle(hwnd(window).into())
-        .map_err(|e| {
-            uia_error(
-                ErrorCode::WindowNotFound,
-                "the window has no UI Automation element",
-                &e,
-            )
-        })?;
+    let root = window_element(automation, window)?;
     let condition = automation
         .create_property_condition(
             UIProperty::RuntimeId,

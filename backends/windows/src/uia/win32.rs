@@ -2,6 +2,7 @@
 //! probe (locked / disconnected), and bringing a window to the front.
 
 use std::ffi::c_void;
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use cu_core::geometry::Rect;
@@ -54,11 +55,18 @@ pub(super) fn hwnd(value: isize) -> HWND {
     HWND(value as *mut c_void)
 }
 
-/// Makes this process per-monitor DPI aware, so window rectangles, UIA bounds and SendInput
-/// all speak physical pixels. Fails harmlessly when the manifest already chose.
-pub(super) fn become_dpi_aware() {
-    // SAFETY: a process-wide setting with no pointers; an error only means it was already set.
-    let _ = unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
+/// Readies this process for a GUI call: per-monitor DPI aware (once), so window rectangles,
+/// UIA bounds and SendInput all speak physical pixels whichever call comes first; then
+/// `GUI_UNAVAILABLE` with the fix when the workstation is locked or the session disconnected.
+pub(super) fn ready() -> Result<()> {
+    static DPI_AWARE: Once = Once::new();
+    DPI_AWARE.call_once(|| {
+        // SAFETY: a process-wide setting with no pointers; an error only means the manifest
+        // already chose.
+        let _ =
+            unsafe { SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) };
+    });
+    check_desktop()
 }
 
 /// `GUI_UNAVAILABLE` with the fix when the workstation is locked or the session disconnected.
