@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::geometry::Point;
+use crate::receiver::Probe;
 use crate::window::{WindowId, WindowInfo};
 
 /// A semantic action on one element: no pixels are guessed.
@@ -300,6 +301,28 @@ pub trait Backend: Send + Sync {
     async fn check_coordinates(&self, _window: &WindowId) -> Result<()> {
         Ok(())
     }
+
+    /// The platform's own hit test: what would receive pointer input at `at` (window-relative
+    /// logical pixels) now, from the window's element down to the deepest element there. An
+    /// empty [`Probe`] means nothing was found. The safety gate calls it right before every
+    /// press; a backend that cannot hit-test answers `NOT_SUPPORTED`, and the gate then asks for
+    /// confirmation (it fails closed).
+    async fn element_at(&self, _window: &WindowId, _at: Point) -> Result<Probe> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend cannot tell which element is at a point",
+        ))
+    }
+
+    /// The element of `window` that has keyboard focus now (an empty [`Probe`] when none has).
+    /// The safety gate calls it right before every key or typed piece that can activate a
+    /// control; `NOT_SUPPORTED` makes the gate ask for confirmation.
+    async fn focused(&self, _window: &WindowId) -> Result<Probe> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend cannot tell which element has focus",
+        ))
+    }
 }
 
 /// The backend used when no adapter is compiled in, or none can reach a desktop.
@@ -356,6 +379,14 @@ impl Backend for Unavailable {
     }
 
     async fn activate(&self, _: &WindowId) -> Result<()> {
+        Err(self.error())
+    }
+
+    async fn element_at(&self, _: &WindowId, _: Point) -> Result<Probe> {
+        Err(self.error())
+    }
+
+    async fn focused(&self, _: &WindowId) -> Result<Probe> {
         Err(self.error())
     }
 }

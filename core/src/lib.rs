@@ -20,17 +20,20 @@
 //! - [`timeouts`]: how long to wait for the model (smart, adaptive, bumped, budgeted);
 //! - [`question`]: `look_at_screen` question limits and hints;
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
-//! - [`safety`]: the blocklist gate every acting tool passes;
+//! - [`safety`]: the blocklist gate every acting tool passes; [`receiver`] and [`activation`]:
+//!   what a live probe says will receive an input, and which keyboard input can activate;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page;
 //! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
 //! tested anywhere.
 
+pub mod activation;
 pub mod approvals;
 pub mod audit;
 pub mod backend;
 pub mod config;
+pub mod confusables;
 pub mod element;
 pub mod error;
 pub mod extract;
@@ -40,6 +43,7 @@ pub mod matching;
 pub mod outline;
 pub mod persist;
 pub mod question;
+pub mod receiver;
 pub mod role;
 pub mod safety;
 pub mod sessions;

@@ -209,7 +209,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
 
 /// The element's name, or for an unnamed control the name of its label child (a GTK 4 button
 /// whose only content is the label "π").
-fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
+pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
     // A list bullet ("• ") names nothing a user would say.
     let is_bullet = node
         .name

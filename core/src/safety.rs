@@ -4,7 +4,10 @@
 //! environment can only add words ([`Gate::new`] takes extras, never removals). Both sides are
 //! normalized as label matching does, plus every format character removed, then matched as whole
 //! words: "Delete" blocks "Delete file" and "מְחַק" blocks "מחק", but "Format" does not block
-//! "Information". Only the Hebrew prefixes ו and ה attached to a blocked word also match ("ושלח").
+//! "Information"; lookalike letters and invisible characters cannot hide a word
+//! ([`crate::text::normalize_strict`]). Hebrew verbs are listed in the forms a UI uses, and the
+//! prefixes ו, ה, ל, ב, מ (and וה, ול, וב, ומ, מה) attached to a listed form also match
+//! ("ולשלוח"), while everyday words that merely contain one stay allowed ("כאשר", "אפשרות").
 //!
 //! The gate returns a [`Decision`]; a policy (confirm flag, or a person's approval) decides what
 //! happens with "needs confirmation".
@@ -33,44 +36,33 @@ pub const DEFAULT_BLOCKLIST: &[&str] = &[
     "Format",
     // Hebrew multi-word
     "הסר התקנה",
-    // Hebrew base actions
-    "מחק",
-    "הסר",
-    "שלח",
-    "אשר",
-    "אפשר",
-    "שלם",
-    "קנה",
-    "פרסם",
-    // Hebrew plural imperatives
-    "מחקו",
-    "הסירו",
-    "שלחו",
-    "אשרו",
-    "אפשרו",
-    "שלמו",
-    "קנו",
-    "פרסמו",
-    // Hebrew inflected forms, verbal nouns, infinitives
-    "מחיקה",
-    "למחוק",
-    "הסרה",
-    "להסיר",
-    "שליחה",
-    "לשלוח",
-    "אישור",
-    "לאשר",
-    "לאפשר",
-    "תשלום",
-    "לשלם",
-    "קנייה",
-    "לקנות",
-    "פרסום",
-    "לפרסם",
+    // Hebrew, per verb: masculine, feminine and plural imperatives, infinitive, verbal noun
+    // (absolute and construct, singular and plural), present tense; both spellings where
+    // Hebrew writes the vowel letters or leaves them out. A form that is also an everyday word is
+    // left out on purpose (the table in the tests says which and why).
+    // delete
+    "מחק", "מחקי", "מחקו", "למחוק", "מחיקה", "מחיקת", "מחיקות", "מוחק", "מוחקת",
+    // remove
+    "הסר", "הסירי", "הסירו", "להסיר", "הסרה", "הסרת", "הסרות",
+    // send
+    "שלח", "שלחי", "שלחו", "לשלוח", "לשלח", "שליחה", "שליחת",
+    // approve / confirm
+    "אשר", "אשרי", "אשרו", "לאשר", "אישור", "אשור", "אישורים", "אישורי", "אישרו",
+    // allow
+    "אפשר", "אפשרו", "לאפשר", "אפשור", "איפשור",
+    // pay
+    "שלם", "שלמי", "שלמו", "לשלם", "תשלום", "תשלומים", "תשלומי",
+    // buy
+    "קנה", "קני", "קנו", "לקנות", "קנייה", "קניה", "קניית",
+    // publish
+    "פרסם", "פרסמי", "פרסמו", "לפרסם", "פרסום", "פירסום",
 ];
 
-/// The only prefixes that, attached to a blocked Hebrew word, still match ("ושלח", "המחיקה").
-const HEBREW_PREFIXES: &[char] = &['ו', 'ה'];
+/// The Hebrew prefixes that, attached to a blocked Hebrew form, still match: and (ו), the (ה), to
+/// (ל), in/with (ב), from (מ), and their usual combinations ("ושלח", "המחיקה", "לתשלום",
+/// "ולאשר"). Others are left out on purpose: כ and ש would block everyday words ("כאשר",
+/// "when").
+const HEBREW_PREFIXES: &[&str] = &["ו", "ה", "ל", "ב", "מ", "וה", "ול", "וב", "ומ", "מה"];
 
 /// What the gate says about one label.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,17 +154,16 @@ fn contains_phrase(words: &[&str], phrase: &[String]) -> bool {
             .enumerate()
             .all(|(i, (word, want))| {
                 *word == want.as_str()
-                    || (i == 0 && strip_hebrew_prefix(word) == Some(want.as_str()))
+                    || (i == 0 && strip_hebrew_prefix(word).any(|rest| rest == want.as_str()))
             })
     })
 }
 
-fn strip_hebrew_prefix(word: &str) -> Option<&str> {
-    let mut chars = word.chars();
-    let first = chars.next()?;
+/// The forms `word` can be with one of [`HEBREW_PREFIXES`] taken off.
+fn strip_hebrew_prefix(word: &str) -> impl Iterator<Item = &str> {
     HEBREW_PREFIXES
-        .contains(&first)
-        .then_some(chars.as_str())
+        .iter()
+        .filter_map(move |p| word.strip_prefix(p))
         .filter(|rest| !rest.is_empty())
 }
 
@@ -215,6 +206,125 @@ mod tests {
         );
         assert_eq!(blocked("הסר־התקנה").as_deref(), Some("הסר התקנה"));
         assert_eq!(blocked("סגור"), None);
+    }
+
+    /// Hebrew forms a UI uses, each decision written down: `true` must ask for confirmation.
+    const HEBREW_TABLE: &[(&str, bool, &str)] = &[
+        ("מחק", true, "delete! (m.)"),
+        ("מחקי", true, "delete! (f.)"),
+        ("מחקו", true, "delete! (pl.)"),
+        ("ומחק", true, "and delete"),
+        ("למחוק", true, "to delete"),
+        ("ולמחוק", true, "and to delete"),
+        ("מחיקה", true, "deletion"),
+        ("המחיקה", true, "the deletion"),
+        ("במחיקה", true, "in the deletion"),
+        ("מחיקת", true, "deletion of (construct)"),
+        ("מחיקות", true, "deletions"),
+        ("מוחק", true, "deletes (present)"),
+        ("מְחַק", true, "with niqqud"),
+        ("הסר", true, "remove!"),
+        ("והסר", true, "and remove"),
+        ("הסירו", true, "remove! (pl.)"),
+        ("להסיר", true, "to remove"),
+        ("הסרה", true, "removal"),
+        ("בהסרה", true, "in the removal"),
+        ("הסרת", true, "removal of"),
+        ("הסר התקנה", true, "uninstall"),
+        ("הסר־התקנה", true, "uninstall, with maqaf"),
+        ("שלח", true, "send!"),
+        ("ושלח", true, "and send"),
+        ("שלחי", true, "send! (f.)"),
+        ("לשלוח", true, "to send"),
+        ("שליחה", true, "sending"),
+        ("בשליחה", true, "in sending"),
+        ("שליחת", true, "sending of"),
+        ("אשר", true, "approve! (also 'which': the predecessor blocks it)"),
+        ("אשרו", true, "approve! (pl.)"),
+        ("לאשר", true, "to approve"),
+        ("ולאשר", true, "and to approve"),
+        ("אישור", true, "approval, plene spelling"),
+        ("אשור", true, "approval, defective spelling"),
+        ("לאישור", true, "for approval"),
+        ("מאשר", true, "approves (present)"),
+        ("באשר", true, "'regarding' is also ב + אשר: blocked, rare in a UI"),
+        ("אפשר", true, "allow! (also 'possible': the predecessor blocks it)"),
+        ("לאפשר", true, "to allow"),
+        ("איפשור", true, "allowing, plene"),
+        ("אפשור", true, "allowing, defective"),
+        ("שלם", true, "pay!"),
+        ("לשלם", true, "to pay"),
+        ("תשלום", true, "payment"),
+        ("לתשלום", true, "to payment"),
+        ("מהתשלום", true, "from the payment"),
+        ("קנה", true, "buy!"),
+        ("לקנות", true, "to buy"),
+        ("קנייה", true, "purchase, plene"),
+        ("קניה", true, "purchase, defective"),
+        ("פרסם", true, "publish!"),
+        ("לפרסם", true, "to publish"),
+        ("פרסום", true, "publication"),
+        ("פירסום", true, "publication, plene"),
+        // Everyday words that contain a blocked form but are not one.
+        ("כאשר", false, "when: כ is not a listed prefix"),
+        ("אשראי", false, "credit"),
+        ("אשרה", false, "visa"),
+        ("מאושר", false, "happy"),
+        ("מחקר", false, "research"),
+        ("מחקרים", false, "studies"),
+        ("אפשרות", false, "possibility"),
+        ("אפשרויות", false, "options (a settings button)"),
+        ("אפשרי", false, "possible: also 'allow! (f.)', left out as the everyday word"),
+        ("הסרט", false, "the movie"),
+        ("הסרטון", false, "the video"),
+        ("הסבר", false, "explanation"),
+        ("שלום", false, "hello"),
+        ("בשלום", false, "in peace"),
+        ("שלמות", false, "wholeness"),
+        ("השלמה", false, "completion"),
+        ("משלוח", false, "shipping"),
+        ("שליח", false, "courier"),
+        ("שולחן", false, "table"),
+        ("קניון", false, "mall"),
+        ("קנקן", false, "jug"),
+        ("פרסה", false, "horseshoe"),
+        ("פרסומת", false, "an advertisement"),
+        ("תשלובת", false, "a conglomerate"),
+        ("סגור", false, "close (not blocked by default)"),
+    ];
+
+    #[test]
+    fn hebrew_forms_table() {
+        let blocked_count = HEBREW_TABLE.iter().filter(|r| r.1).count();
+        let allowed_count = HEBREW_TABLE.len() - blocked_count;
+        assert!(blocked_count >= 40 && allowed_count >= 20);
+        let gate = Gate::default();
+        let wrong: Vec<String> = HEBREW_TABLE
+            .iter()
+            .filter(|(word, want_blocked, _)| gate.check(word).is_allowed() == *want_blocked)
+            .map(|(word, want, why)| format!("{word} ({why}): want blocked={want}"))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn lookalikes_and_invisibles_cannot_hide_a_blocked_word() {
+        for evasive in [
+            "Dеlеtе",
+            "ΡΑΥ",
+            "S\u{034F}end",
+            "Pa\u{FE0F}y",
+            "Sub\u{3164}mit",
+            "\u{202E}Delete\u{202C}",
+            "\u{2066}Send\u{2069} now",
+            "ᴅᴇʟᴇᴛᴇ",
+            "Dèlete",
+            "A11ow",
+        ] {
+            assert!(!Gate::default().check(evasive).is_allowed(), "{evasive:?}");
+        }
+        assert!(Gate::default().check("Information").is_allowed());
+        assert!(Gate::default().check("Sender").is_allowed());
     }
 
     #[test]

@@ -21,12 +21,29 @@ pub fn normalize(label: &str) -> String {
     normalize_with(label, is_listed_mark)
 }
 
-/// [`normalize`], and every format character (category Cf) removed: what the safety gate
-/// compares, so no invisible character can hide a blocked word.
+/// What the safety gate compares, so no invisible or lookalike character can hide a blocked word:
+/// [`normalize`], then every format character (category Cf: bidi overrides and isolates,
+/// zero-width characters, tags) removed, letters decomposed and their marks dropped (combining
+/// grapheme joiner and variation selectors included: "Délete" is "delete"), invisible letters
+/// (Hangul fillers, the blank Braille pattern) dropped, and lookalike letters mapped to their
+/// Latin skeleton ([`crate::confusables`]: Cyrillic "е" is "e").
 pub fn normalize_strict(label: &str) -> String {
-    normalize_with(label, |c| {
+    let base = normalize_with(label, |c| {
         get_general_category(c) == GeneralCategory::Format
-    })
+    });
+    let stripped: String = base
+        .nfd()
+        .filter(|c| {
+            !matches!(
+                get_general_category(*c),
+                GeneralCategory::NonspacingMark
+                    | GeneralCategory::EnclosingMark
+                    | GeneralCategory::Format
+            ) && !crate::confusables::is_invisible_letter(*c)
+        })
+        .map(crate::confusables::skeleton_char)
+        .collect();
+    stripped.nfc().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
@@ -92,6 +109,26 @@ mod tests {
         assert_eq!(normalize("De\u{00AD}lete"), "de\u{00AD}lete");
         assert_eq!(normalize_strict("De\u{00AD}lete"), "delete");
         assert_eq!(normalize_strict("\u{2067}Send\u{2069}"), "send");
+    }
+
+    #[test]
+    fn strict_form_drops_marks_joiners_selectors_fillers_and_lookalikes() {
+        for evasive in [
+            "Dеlеtе",            // Cyrillic е
+            "DΕLΕTΕ",            // Greek Ε
+            "De\u{034F}lete",    // combining grapheme joiner
+            "Del\u{FE0F}ete",    // variation selector
+            "De\u{3164}lete",    // Hangul filler
+            "Dé\u{0301}lete",    // combining acute
+            "Délete",
+            "ᴅᴇʟᴇᴛᴇ",            // small capitals
+            "De1ete",
+            "\u{202E}Delete\u{202C}",
+            "Dele\u{E0041}te",   // tag character
+        ] {
+            assert_eq!(normalize_strict(evasive), "delete", "{evasive:?}");
+        }
+        assert_eq!(normalize_strict("מְחַק"), "מחק");
     }
 
     #[test]

@@ -10,12 +10,13 @@ use cu_core::backend::{
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::{Point, Rect};
+use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use tokio::sync::OnceCell;
 
 use crate::atspi::walk::{self, Placement};
-use crate::atspi::{act, Atspi, ObjRef};
+use crate::atspi::{act, probe, Atspi, ObjRef};
 use crate::keys;
 use crate::session_env::SessionEnv;
 use crate::translate::{atspi_role, atspi_state, Toolkit};
@@ -50,6 +51,20 @@ struct WindowEntry {
     xid: Option<u32>,
     toolkit: Toolkit,
     info: WindowInfo,
+}
+
+impl WindowEntry {
+    /// How extents of this window's elements map to window-relative pixels.
+    fn placement(&self) -> Placement {
+        Placement {
+            origin: self
+                .info
+                .bounds
+                .map(|b| Point::new(b.x, b.y))
+                .unwrap_or(Point::new(0, 0)),
+            toolkit: self.toolkit,
+        }
+    }
 }
 
 impl Default for LinuxBackend {
@@ -515,15 +530,7 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         let started = std::time::Instant::now();
         let entry = c.live_entry(window).await?;
-        let origin = entry
-            .info
-            .bounds
-            .map(|b| Point::new(b.x, b.y))
-            .unwrap_or(Point::new(0, 0));
-        let placement = Placement {
-            origin,
-            toolkit: entry.toolkit,
-        };
+        let placement = entry.placement();
         let root = match &options.subtree {
             Some(id) => {
                 let obj = ObjRef::from_identity(id)?;
@@ -652,6 +659,29 @@ impl Backend for LinuxBackend {
             ));
         }
         Ok(image)
+    }
+
+    async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        if entry.info.bounds.is_some() {
+            // Refuses a point outside the window.
+            Connected::to_root(&entry, at)?;
+        }
+        probe::element_at(
+            &c.atspi,
+            &entry.frame,
+            entry.placement(),
+            entry.info.bounds.is_some(),
+            at,
+        )
+        .await
+    }
+
+    async fn focused(&self, window: &WindowId) -> Result<Probe> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        probe::focused(&c.atspi, &entry.frame, entry.placement()).await
     }
 
     async fn check_coordinates(&self, window: &WindowId) -> Result<()> {

@@ -30,6 +30,12 @@ const CONSENT_WAIT: Duration = Duration::from_secs(90);
 const PRIME_SETTLE: Duration = Duration::from_millis(200);
 /// One frame read.
 const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
+/// The first frame read of a process: GStreamer builds its plugin registry on its first run
+/// under a new cache directory, which takes tens of seconds on a busy fresh machine (a cold CI
+/// run timed out at 10 s).
+const FIRST_FRAME_TIMEOUT: Duration = Duration::from_secs(45);
+/// Set once a frame was read.
+static FRAME_READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 const SHIFT_L: i32 = 0xffe1;
 /// Between placing the pointer and pressing a button.
 const POINTER_SETTLE: Duration = Duration::from_millis(60);
@@ -351,12 +357,17 @@ impl Portal {
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
             .output();
-        let output = tokio::time::timeout(FRAME_TIMEOUT, run)
+        let limit = if FRAME_READ.load(std::sync::atomic::Ordering::Relaxed) {
+            FRAME_TIMEOUT
+        } else {
+            FIRST_FRAME_TIMEOUT
+        };
+        let output = tokio::time::timeout(limit, run)
             .await
             .map_err(|_| {
                 Error::new(
                     ErrorCode::ImageCaptureTimeout,
-                    format!("no frame from stream {node} within {FRAME_TIMEOUT:?}"),
+                    format!("no frame from stream {node} within {limit:?}"),
                 )
             })?
             .map_err(|e| {
@@ -366,6 +377,7 @@ impl Portal {
                 )
                 .with_suggestion("Install gstreamer1.0-tools, gstreamer1.0-pipewire and gstreamer1.0-plugins-good.")
             })?;
+        FRAME_READ.store(true, std::sync::atomic::Ordering::Relaxed);
         let decoded = image::load_from_memory_with_format(&output.stdout, image::ImageFormat::Png)
             .map_err(|e| {
                 Error::new(

@@ -13,8 +13,8 @@
 //!
 //! Header lines `key: value` (`app`, `title`, `truncated: yes`) end at `---`. Each element line is
 //! indented two spaces per level under its parent: a role (the serde name of
-//! [`Role`]), an optional quoted name, an optional `=` and quoted value, and
-//! optional `[state, state]`. Inside quotes `\"`, `\\` and `\n` escape. Lines starting with `#` are
+//! [`Role`]), an optional quoted name, an optional `=` and quoted value, optional window-relative
+//! bounds `@x,y wxh`, and optional `[state, state]`. Inside quotes `\"`, `\\` and `\n` escape. Lines starting with `#` are
 //! comments.
 
 use crate::element::{
@@ -128,6 +128,11 @@ fn element(text: &str) -> Result<Node, String> {
         node.value = Some(value);
         rest = after.trim_start();
     }
+    if let Some(after) = rest.strip_prefix('@') {
+        let (bounds, after) = bounds(after)?;
+        node.bounds = Some(bounds);
+        rest = after.trim_start();
+    }
     if let Some(after) = rest.strip_prefix('[') {
         let (list, after) = after.split_once(']').ok_or("unclosed [states]")?;
         for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
@@ -140,6 +145,21 @@ fn element(text: &str) -> Result<Node, String> {
         return Err(format!("unexpected {rest:?}"));
     }
     Ok(node)
+}
+
+/// `x,y wxh` (window-relative bounds) at the start of `text`, and what follows it.
+fn bounds(text: &str) -> Result<(crate::geometry::Rect, &str), String> {
+    let bad = || format!("bounds are written @x,y wxh, not {text:?}");
+    let (origin, rest) = text.split_once(' ').ok_or_else(bad)?;
+    let rest = rest.trim_start();
+    let (size, after) = rest.split_once(' ').unwrap_or((rest, ""));
+    let (x, y) = origin.split_once(',').ok_or_else(bad)?;
+    let (w, h) = size.split_once('x').ok_or_else(bad)?;
+    let num = |v: &str| v.trim().parse::<i32>().map_err(|_| bad());
+    Ok((
+        crate::geometry::Rect::new(num(x)?, num(y)?, num(w)?, num(h)?),
+        after,
+    ))
 }
 
 /// A `"…"` string at the start of `text`, and what follows it.
@@ -178,6 +198,9 @@ mod tests {
         assert_eq!(s.nodes[2].parent, Some(1));
         assert!(s.nodes[2].states.contains(State::Focused));
         assert_eq!(s.nodes[3].value.as_deref(), Some("draft"));
+        let placed = parse("---\nbutton \"OK\" @10,20 30x40 [focused]\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(placed.nodes[0].bounds, Some(crate::geometry::Rect::new(10, 20, 30, 40)));
+        assert!(placed.nodes[0].states.contains(State::Focused));
     }
 
     #[test]
@@ -189,6 +212,8 @@ mod tests {
             ("---\nbutton [shiny]", "unknown state"),
             ("---\nwindow\nwindow", "only one root"),
             ("---\n", "no elements"),
+            ("---\nbutton @1,2", "bounds are written"),
+            ("---\nbutton @1,2 3y4", "bounds are written"),
         ] {
             let e = parse(bad).err().unwrap_or_default();
             assert!(e.contains(says), "{bad:?} gave {e:?}");

@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use cu_core::activation::{self, Reach};
 use cu_core::approvals::Target;
 use cu_core::audit::AuditRecord;
 use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
@@ -23,6 +24,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 use super::approval::Blocked;
+use super::guard::Sender;
 use super::Service;
 
 /// `gui_action`'s request.
@@ -249,7 +251,7 @@ impl Service {
             .actions
             .iter()
             .enumerate()
-            .map(|(i, spec)| plan(i, spec, &state))
+            .map(|(i, spec)| plan(i, spec, &state, self.config.max_type_chars as usize))
             .collect::<Result<Vec<_>>>()?;
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
@@ -257,17 +259,24 @@ impl Service {
                 self.backend.check_coordinates(&window).await?;
             }
         }
+        let mut sender = Sender::new(
+            self,
+            &window,
+            "gui_action",
+            req.confirm_dangerous,
+            Some(&state.state_id),
+        );
         for blocked in self.blocked_steps(&plans, &state) {
             let title = self.title_of(&window).await;
+            let (step, rule) = (blocked.step, blocked.matched_rule.clone());
             let approved = self
-                .settle_blocked(&window, &title, blocked.clone(), req.confirm_dangerous)
+                .settle_blocked(&window, &title, blocked, req.confirm_dangerous)
                 .await?;
             if approved.is_some() {
-                self.still_as_approved(&window, &state, &plans[blocked.step])
-                    .await?;
+                self.still_as_approved(&window, &state, &plans[step]).await?;
             }
+            sender.preapproved(step, &rule, approved);
         }
-        self.states.consume(&state.state_id)?;
 
         let mut results = Vec::with_capacity(plans.len());
         if plans.iter().any(sends_input) {
@@ -275,18 +284,11 @@ impl Service {
         }
         let mut before = self.fingerprint(&window).await.ok();
         for (step, plan) in plans.iter().enumerate() {
-            let how = self.run(&window, &state, plan).await.map_err(|e| {
-                let done = serde_json::to_value(&results).unwrap_or_default();
-                let message = format!(
-                    "step {step} ({}) failed: {}",
-                    req.actions[step].kind, e.message
-                );
-                Error {
-                    message,
-                    details: Some(serde_json::json!({ "step": step, "completed": done })),
-                    ..e
-                }
-            })?;
+            sender.begin_step(step, &req.actions[step].kind);
+            let how = match self.run(&mut sender, &state, plan).await {
+                Ok(how) => how,
+                Err(e) => return Err(step_failed(e, step, &req.actions[step].kind, &results, sender.sent_anything())),
+            };
             let effect = if matches!(
                 plan,
                 Plan::Wait { .. }
@@ -315,6 +317,8 @@ impl Service {
                 .with_details(serde_json::json!({ "step": step + 1, "completed": results })));
             }
         }
+        // A call of waits only consumes its state too.
+        sender.commit()?;
         Ok((state, ActionResult { results }))
     }
 
@@ -344,6 +348,7 @@ impl Service {
         // What has focus as the steps run: the observation's focus, then what a step focused.
         let mut focused: Option<SavedElement> = state.elements.iter().find(|e| e.focused).cloned();
         for (step, plan) in plans.iter().enumerate() {
+            // Only what the observation shows; every piece is judged again live when sent.
             let label: Option<(String, Option<&SavedElement>)> = match plan {
                 Plan::Element { kind, element }
                     if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
@@ -358,7 +363,9 @@ impl Service {
                 Plan::SetValue { element, .. } => Some((element.name.clone(), Some(element))),
                 Plan::Type { text, into } => {
                     let target = into.clone().or_else(|| focused.clone());
-                    if text.contains('\n') || text.contains('\r') {
+                    let breaks = text.contains('\n') || text.contains('\r');
+                    let presses = text.contains(' ') && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
+                    if breaks || presses {
                         target.map(|e| (e.name.clone(), None))
                     } else {
                         None
@@ -368,7 +375,8 @@ impl Service {
                     focused.clone().map(|e| (e.name.clone(), None))
                 }
                 _ => None,
-            };
+            }
+            .filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu));
             match plan {
                 Plan::Element { element, .. }
                 | Plan::Focus { element }
@@ -416,7 +424,7 @@ impl Service {
         blocked
     }
 
-    async fn title_of(&self, window: &WindowId) -> String {
+    pub(super) async fn title_of(&self, window: &WindowId) -> String {
         self.backend
             .list_windows()
             .await
@@ -448,64 +456,52 @@ impl Service {
             .await
     }
 
-    /// Runs one step; returns how it was done.
+    /// Runs one step through `sender` (which judges every piece of input live); returns how it
+    /// was done.
     pub(super) async fn run(
         &self,
-        window: &WindowId,
+        sender: &mut Sender<'_>,
         state: &SavedState,
         plan: &Plan,
     ) -> Result<&'static str> {
-        let b = &self.backend;
         match plan {
             Plan::Element { kind, element } => {
                 if *kind == Kind::Click {
-                    match b
-                        .perform(window, &element.identity, &SemanticAction::Invoke)
-                        .await
-                    {
+                    match sender.perform(&element.identity, &SemanticAction::Invoke).await {
                         Ok(()) => return Ok("semantic"),
                         Err(e) if e.code != ErrorCode::ActionNotSupported => return Err(e),
                         Err(_) => {}
                     }
                 }
                 let at = center(element)?;
-                self.check_geometry(window, state).await?;
-                b.input(window, &pointer(*kind, at)).await?;
+                self.check_geometry(&state.window, state).await?;
+                sender.pointer(&pointer(*kind, at)).await?;
                 Ok("coordinates")
             }
             Plan::Point { kind, at } => {
-                b.input(window, &pointer(*kind, *at)).await?;
+                sender.pointer(&pointer(*kind, *at)).await?;
                 Ok("coordinates")
             }
             Plan::Drag { from, to } => {
-                b.input(
-                    window,
-                    &InputEvent::Drag {
+                sender
+                    .pointer(&InputEvent::Drag {
                         from: *from,
                         to: *to,
                         button: MouseButton::Left,
-                    },
-                )
-                .await?;
+                    })
+                    .await?;
                 Ok("coordinates")
             }
             Plan::Type { text, into } => {
                 if let Some(element) = into {
-                    b.perform(window, &element.identity, &SemanticAction::Focus)
-                        .await?;
+                    sender.prejudge_text(&element.identity, text).await?;
+                    sender.perform(&element.identity, &SemanticAction::Focus).await?;
                 }
-                b.input(window, &InputEvent::Text { text: text.clone() })
-                    .await?;
+                sender.text(text).await?;
                 Ok("keyboard")
             }
             Plan::Key { keys } => {
-                b.input(
-                    window,
-                    &InputEvent::Key {
-                        combo: keys.clone(),
-                    },
-                )
-                .await?;
+                sender.key(keys).await?;
                 Ok("keyboard")
             }
             Plan::SetValue { element, value } => {
@@ -517,7 +513,7 @@ impl Service {
                         text: value.clone(),
                     },
                 };
-                match b.perform(window, &element.identity, &semantic).await {
+                match sender.perform(&element.identity, &semantic).await {
                     Ok(()) => Ok("semantic"),
                     Err(e)
                         if matches!(
@@ -526,33 +522,21 @@ impl Service {
                         ) =>
                     {
                         // No EditableText (Chromium) or it does nothing (Firefox): focus, replace by typing.
-                        b.perform(window, &element.identity, &SemanticAction::Focus)
-                            .await?;
-                        b.input(
-                            window,
-                            &InputEvent::Key {
-                                combo: "ctrl+a".into(),
-                            },
-                        )
-                        .await?;
-                        let replace = if value.is_empty() {
-                            InputEvent::Key {
-                                combo: "BackSpace".into(),
-                            }
+                        sender.prejudge_text(&element.identity, value).await?;
+                        sender.perform(&element.identity, &SemanticAction::Focus).await?;
+                        sender.key("ctrl+a").await?;
+                        if value.is_empty() {
+                            sender.key("BackSpace").await?;
                         } else {
-                            InputEvent::Text {
-                                text: value.clone(),
-                            }
-                        };
-                        b.input(window, &replace).await?;
+                            sender.text(value).await?;
+                        }
                         Ok("keyboard")
                     }
                     Err(e) => Err(e),
                 }
             }
             Plan::Focus { element } => {
-                b.perform(window, &element.identity, &SemanticAction::Focus)
-                    .await?;
+                sender.perform(&element.identity, &SemanticAction::Focus).await?;
                 Ok("semantic")
             }
             Plan::Wait { ms } => {
@@ -604,13 +588,14 @@ impl Service {
         }
     }
 
-    /// Polls the window for up to 800 ms after an action (AT-SPI actions are asynchronous).
+    /// Polls the window for up to [`EFFECT_WAIT`](super::EFFECT_WAIT) after an action (AT-SPI
+    /// actions are asynchronous).
     pub(super) async fn observe_effect(
         &self,
         window: &WindowId,
         before: Option<&u64>,
     ) -> (&'static str, Option<u64>) {
-        let deadline = Instant::now() + Duration::from_millis(800);
+        let deadline = Instant::now() + self.effect_wait;
         let mut last = None;
         loop {
             match self.fingerprint(window).await {
@@ -648,6 +633,37 @@ pub(super) fn fingerprint(snapshot: &Snapshot) -> u64 {
     h.finish()
 }
 
+/// A step's error as the call answers it: which step, and what ran before it (`completed` is
+/// present exactly when input was sent, so the state is used).
+fn step_failed(e: Error, step: usize, kind: &str, done: &[StepResult], sent: bool) -> Error {
+    let gate = matches!(
+        e.code,
+        ErrorCode::DangerousActionNeedsConfirmation
+            | ErrorCode::ApprovalDenied
+            | ErrorCode::ApprovalTimeout
+    );
+    let message = if gate {
+        e.message.clone()
+    } else {
+        format!("step {step} ({kind}) failed: {}", e.message)
+    };
+    let mut details = match e.details.clone() {
+        Some(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    details.insert("step".into(), serde_json::json!(step));
+    if sent {
+        details.insert("completed".into(), serde_json::json!(done));
+    } else {
+        details.remove("completed");
+    }
+    Error {
+        message,
+        details: Some(serde_json::Value::Object(details)),
+        ..e
+    }
+}
+
 fn kind_name(plan: &Plan) -> &'static str {
     match plan {
         Plan::Element { kind, .. } | Plan::Point { kind, .. } => match kind {
@@ -666,10 +682,14 @@ fn kind_name(plan: &Plan) -> &'static str {
     }
 }
 
+/// Keys that press the focused element (Return, space), as the observation can judge them.
 fn activating(keys: &str) -> bool {
-    keys.split('+')
-        .map(|k| k.trim().to_ascii_lowercase())
-        .any(|k| matches!(k.as_str(), "return" | "enter" | "kp_enter" | "space" | " "))
+    cu_core::keys::parse_combo(keys).is_ok_and(|k| {
+        matches!(
+            activation::reach_of_combo(&k),
+            Reach::Enter | Reach::Space | Reach::DeleteKey
+        )
+    })
 }
 
 /// Steps that send synthetic input (and so activate the window first): pointer and keyboard
@@ -725,8 +745,39 @@ fn pointer(kind: Kind, at: Point) -> InputEvent {
     }
 }
 
-/// Validates one step against the state: ids exist, points lie inside the window.
-fn plan(step: usize, spec: &ActionSpec, state: &SavedState) -> Result<Plan> {
+/// Most scroll notches one step sends each way.
+const MAX_SCROLL: u32 = 100;
+/// Longest key combination accepted, in characters.
+const MAX_COMBO_CHARS: usize = 64;
+
+fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
+    let chars = text.chars().count();
+    if chars > max_chars {
+        return Err(Error::new(
+            ErrorCode::TextTooLong,
+            format!("step {step}: text has {chars} characters; at most {max_chars} are typed"),
+        )
+        .with_details(serde_json::json!({ "step": step })));
+    }
+    Ok(())
+}
+
+/// A combination the backends can press: known key names, a bounded number of keys.
+fn check_combo(step: usize, combo: &str) -> Result<()> {
+    if combo.chars().count() > MAX_COMBO_CHARS {
+        return Err(bad(step, format!("a key combination has at most {MAX_COMBO_CHARS} characters")));
+    }
+    let keys = cu_core::keys::parse_combo(combo)
+        .map_err(|m| bad(step, format!("{m}; use names such as Return, Tab, ctrl+s, alt+F4")))?;
+    if keys.len() > activation::MAX_COMBO_KEYS {
+        return Err(bad(step, format!("a key combination holds at most {} keys", activation::MAX_COMBO_KEYS)));
+    }
+    Ok(())
+}
+
+/// Validates one step against the state: ids exist, points lie inside the window, texts and
+/// key combinations are within bounds, so nothing is refused after the state is used.
+fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) -> Result<Plan> {
     let element = |id: &Option<String>| -> Result<Option<SavedElement>> {
         match id {
             None => Ok(None),
@@ -795,7 +846,13 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState) -> Result<Plan> {
         "double_click" => pointer_plan(Kind::DoubleClick),
         "right_click" => pointer_plan(Kind::RightClick),
         "move" => pointer_plan(Kind::Move),
-        "scroll" => pointer_plan(Kind::Scroll { dx: spec.dx.unwrap_or(0), dy: spec.dy.unwrap_or(3) }),
+        "scroll" => {
+            let (dx, dy) = (spec.dx.unwrap_or(0), spec.dy.unwrap_or(3));
+            if dx.unsigned_abs() > MAX_SCROLL || dy.unsigned_abs() > MAX_SCROLL {
+                return Err(bad(step, format!("scroll at most {MAX_SCROLL} notches each way")));
+            }
+            pointer_plan(Kind::Scroll { dx, dy })
+        }
         "drag" => {
             let from = match target(spec)? {
                 (Some(e), _) => center(&e)?,
@@ -811,14 +868,17 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState) -> Result<Plan> {
         }
         "type" => {
             let text = spec.text.clone().filter(|t| !t.is_empty()).ok_or_else(|| bad(step, "type needs text"))?;
+            within_limit(step, &text, max_chars)?;
             Ok(Plan::Type { text, into: element(&spec.element_id)? })
         }
         "key" => {
             let keys = spec.keys.clone().filter(|k| !k.trim().is_empty()).ok_or_else(|| bad(step, "key needs keys"))?;
+            check_combo(step, &keys)?;
             Ok(Plan::Key { keys })
         }
         "set_value" => {
             let value = spec.text.clone().ok_or_else(|| bad(step, "set_value needs text (the new value)"))?;
+            within_limit(step, &value, max_chars)?;
             Ok(Plan::SetValue { element: need_element()?, value })
         }
         "focus" => Ok(Plan::Focus { element: need_element()? }),

@@ -24,6 +24,7 @@ use serde_json::json;
 
 use super::action::{fingerprint, sends_input, Kind, Plan};
 use super::approval::Blocked;
+use super::guard::Sender;
 use super::target::{self, Candidates};
 use super::Service;
 
@@ -262,7 +263,13 @@ impl Service {
         } else {
             Some(fingerprint(&snapshot))
         };
-        let via = self.run(&window.id, &state, &plan).await?;
+        let mut sender = Sender::new(self, &window.id, "click", confirmed, None);
+        sender.begin_step(step, "click");
+        if let Some(by) = &approved_by {
+            sender.preapproved(step, &by.1, Some(by.0.clone()));
+        }
+        let via = self.run(&mut sender, &state, &plan).await?;
+        let approved_by = sender.approved_by().map(str::to_owned);
         let (effect, _) = self.observe_effect(&window.id, before.as_ref()).await;
         Ok(ClickStep {
             step,
@@ -354,7 +361,12 @@ impl Service {
             element: element.clone(),
             value: req.text.clone(),
         };
-        let via = self.run(&window.id, &state, &plan).await?;
+        let mut sender = Sender::new(self, &window.id, "type_text", req.confirm_dangerous, None);
+        sender.begin_step(0, "type_text");
+        if let Some(by) = &approved_by {
+            sender.preapproved(0, &by.1, Some(by.0.clone()));
+        }
+        let via = self.run(&mut sender, &state, &plan).await?;
         let verified = if node.role == Role::PasswordInput {
             None
         } else {
@@ -397,7 +409,7 @@ impl Service {
     }
 
     /// The gate on the requested label and the resolved element's label; what stops goes to the
-    /// approval policy. Returns who approved, when a person did.
+    /// approval policy. Returns who approved and the rule, when a person did.
     async fn gate_resolved(
         &self,
         window: &WindowInfo,
@@ -406,7 +418,7 @@ impl Service {
         resolved: &Resolved,
         node: &Node,
         confirmed: bool,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<(String, String)>> {
         let stopped = [resolved.target.as_str(), resolved.name.as_str()]
             .into_iter()
             .find_map(|label| match self.gate.check(label) {
@@ -423,7 +435,7 @@ impl Service {
             step,
             action: action.to_owned(),
             label,
-            matched_rule,
+            matched_rule: matched_rule.clone(),
             target: Some(Target {
                 role: node.role,
                 name: resolved.name.clone(),
@@ -432,8 +444,10 @@ impl Service {
             point: None,
             element_id: None,
         };
-        self.settle_blocked(&window.id, &window.title, blocked, confirmed)
-            .await
+        let by = self
+            .settle_blocked(&window.id, &window.title, blocked, confirmed)
+            .await?;
+        Ok(by.map(|person| (person, matched_rule)))
     }
 
     async fn find_app(&self, app: &str) -> Result<WindowInfo> {

@@ -4,6 +4,9 @@
 mod action;
 mod approval;
 mod desktop;
+#[cfg(test)]
+mod gate_tests;
+mod guard;
 mod image;
 mod label;
 mod look;
@@ -51,7 +54,13 @@ pub struct Service {
     model: ModelRuntime,
     /// look_at_screen calls without a session (after two, answers suggest one).
     unsessioned_looks: std::sync::atomic::AtomicU32,
+    /// How long an action's effect is watched for ([`EFFECT_WAIT`]; tests of the scripted
+    /// backend, whose effects are immediate, shorten it).
+    effect_wait: std::time::Duration,
 }
+
+/// How long an action's effect is watched for: AT-SPI actions are asynchronous.
+pub const EFFECT_WAIT: std::time::Duration = std::time::Duration::from_millis(800);
 
 /// `gui_list`'s answer.
 #[derive(Debug, Clone, Serialize)]
@@ -127,6 +136,7 @@ impl Service {
             config,
             instance: None,
             in_flight: std::sync::atomic::AtomicUsize::new(0),
+            effect_wait: EFFECT_WAIT,
         }
     }
 
@@ -268,7 +278,9 @@ impl Service {
                     id: id.clone(),
                     identity: n.identity.clone(),
                     role: n.role,
-                    name: n.name.clone(),
+                    // What the outline shows (an unnamed button's label), so the gate's early
+                    // check sees the same name the agent read.
+                    name: outline::shown_name(&snapshot, n),
                     bounds: n.bounds,
                     focused: n.states.contains(State::Focused),
                 })

@@ -2,6 +2,7 @@
 //! and their top-level windows. The walk lives in [`walk`], semantic actions in [`act`].
 
 pub(crate) mod act;
+pub(crate) mod probe;
 pub(crate) mod walk;
 
 use std::collections::HashMap;

@@ -39,7 +39,7 @@ pub(crate) struct Placement {
 }
 
 impl Placement {
-    fn bounds(&self, (x, y, w, h): (i32, i32, i32, i32)) -> Option<Rect> {
+    pub(crate) fn bounds(&self, (x, y, w, h): (i32, i32, i32, i32)) -> Option<Rect> {
         if w <= 0 && h <= 0 || x == i32::MIN {
             return None;
         }
@@ -393,16 +393,7 @@ async fn fetch_inner(
     let role = translate::role(atspi_role, states);
 
     let mut node = Node::new(role, obj.identity());
-    node.name = name;
-    if placement.toolkit.doubles_button_names {
-        node.name = translate::visible_name(&node.name).to_owned();
-    }
-    if placement.toolkit.doubles_button_names && role.is_interactive() {
-        let collapsed = translate::collapse_doubled_name(&node.name);
-        if collapsed.len() != node.name.len() {
-            node.name = collapsed.to_owned();
-        }
-    }
+    node.name = shown_name(name, role, placement.toolkit);
     node.description = Some(description).filter(|d| !d.is_empty());
     node.toolkit_id = Some(toolkit_id).filter(|d| !d.is_empty());
     node.states = translate::states(states);
@@ -477,6 +468,19 @@ async fn fetch_inner(
         children,
         omitted_children,
     })
+}
+
+/// The name as the outline shows it: GTK 4's mnemonic underscores and doubled button names cleaned.
+pub(crate) fn shown_name(name: String, role: Role, toolkit: Toolkit) -> String {
+    if !toolkit.doubles_button_names {
+        return name;
+    }
+    let visible = translate::visible_name(&name);
+    if role.is_interactive() {
+        translate::collapse_doubled_name(visible).to_owned()
+    } else {
+        visible.to_owned()
+    }
 }
 
 /// Name, Description, ChildCount and AccessibleId: one `GetAll` where the toolkit survives it,

@@ -1,0 +1,216 @@
+//! What will receive an input, read live just before it is sent.
+//!
+//! The safety gate judges the element that a click or key will really reach, not what an earlier
+//! observation listed. A backend answers two live probes (the platform's hit test at a point, and
+//! the focused element) with a [`Probe`]: the elements the probe passed through, outermost first,
+//! ending at the deepest one it found, plus the labels shown inside that last element. This
+//! module turns a probe into what the gate needs: the receiving control, the labels it shows
+//! (an unnamed button shown by its child label "Delete" is judged as "Delete"; descriptions and
+//! tooltips count too), and whether it takes text, opens a menu or sits in one.
+
+use serde::{Deserialize, Serialize};
+
+use crate::element::{Node, Snapshot, State};
+use crate::role::Role;
+
+/// How many levels below the found element [`Probe::from_subtree`] reads labels from.
+pub const INNER_LABEL_DEPTH: u32 = 2;
+
+/// What a live probe found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The elements the probe passed through, outermost first; the last is the deepest element
+    /// found. Empty when nothing was found (no element at the point, nothing focused).
+    pub path: Vec<Node>,
+    /// Names of the text elements inside the receiver ([`Probe::receiver_index`], up to
+    /// [`INNER_LABEL_DEPTH`] levels), in tree order: what an unnamed control shows. A backend
+    /// reads them only when [`Probe::needs_inner_labels`] says so.
+    pub inner_labels: Vec<String>,
+}
+
+impl Probe {
+    /// A probe that found nothing.
+    pub fn nothing() -> Probe {
+        Probe::default()
+    }
+
+    /// A probe of one element from a snapshot of its subtree (root = the element).
+    pub fn from_subtree(subtree: &Snapshot) -> Probe {
+        Probe::from_node(subtree, 0)
+    }
+
+    /// A probe of node `index` of `snapshot`, with the labels shown inside it.
+    pub fn from_node(subtree: &Snapshot, index: usize) -> Probe {
+        let Some(root) = subtree.nodes.get(index) else {
+            return Probe::nothing();
+        };
+        let mut inner_labels = Vec::new();
+        let mut stack: Vec<(u32, u32)> = root.children.iter().rev().map(|c| (*c, 1)).collect();
+        while let Some((index, depth)) = stack.pop() {
+            let Some(node) = subtree.nodes.get(index as usize) else {
+                continue;
+            };
+            if node.role.is_text() && !node.name.trim().is_empty() {
+                inner_labels.push(node.name.clone());
+            }
+            if depth < INNER_LABEL_DEPTH {
+                stack.extend(node.children.iter().rev().map(|c| (*c, depth + 1)));
+            }
+        }
+        let mut element = root.clone();
+        element.children.clear();
+        element.parent = None;
+        Probe {
+            path: vec![element],
+            inner_labels,
+        }
+    }
+
+    /// True when the probe found nothing.
+    pub fn is_empty(&self) -> bool {
+        self.path.is_empty()
+    }
+
+    /// Index into [`Probe::path`] of the element that receives the input: the deepest one a user
+    /// acts on (a label's button, a menu), else the deepest found.
+    pub fn receiver_index(&self) -> Option<usize> {
+        let last = self.path.len().checked_sub(1)?;
+        Some(
+            self.path
+                .iter()
+                .rposition(|n| n.role.is_interactive() || n.role == Role::Menu)
+                .unwrap_or(last),
+        )
+    }
+
+    /// The element that receives the input.
+    pub fn receiver(&self) -> Option<&Node> {
+        self.receiver_index().and_then(|i| self.path.get(i))
+    }
+
+    /// True when nothing from the receiver down has a name, so the labels inside it say what it
+    /// is.
+    pub fn needs_inner_labels(&self) -> bool {
+        self.receiver_index()
+            .is_some_and(|from| self.path[from..].iter().all(|n| n.name.trim().is_empty()))
+    }
+
+    /// What the gate judges: the names and descriptions from the receiver down to the deepest
+    /// element, and the labels shown inside when the receiver has no name of its own.
+    pub fn labels(&self) -> Vec<String> {
+        let Some(from) = self.receiver_index() else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for node in &self.path[from..] {
+            out.push(node.name.clone());
+            if let Some(d) = &node.description {
+                out.push(d.clone());
+            }
+        }
+        if self.needs_inner_labels() {
+            out.extend(self.inner_labels.iter().cloned());
+        }
+        out.retain(|l| !l.trim().is_empty());
+        out
+    }
+
+    /// The name the receiver shows (its own, else its first inner label), for messages.
+    pub fn shown_name(&self) -> String {
+        self.labels().into_iter().next().unwrap_or_default()
+    }
+
+    /// The receiver takes typed text: a space or a letter is text, not a press.
+    pub fn takes_text(&self) -> bool {
+        self.receiver().is_some_and(|n| {
+            matches!(
+                n.role,
+                Role::TextInput | Role::PasswordInput | Role::TextArea | Role::Terminal
+            ) || (n.states.contains(State::Editable) && !n.states.contains(State::ReadOnly))
+        })
+    }
+
+    /// The receiver takes line breaks as text (a text area, an editable document, a terminal).
+    pub fn takes_line_breaks(&self) -> bool {
+        self.takes_text()
+            && self.receiver().is_some_and(|n| {
+                matches!(n.role, Role::TextArea | Role::Terminal | Role::Document)
+                    || n.states.contains(State::MultiLine)
+            })
+    }
+
+    /// The receiver only opens a menu (a menu bar's "Format", a submenu): showing items is not an
+    /// action, so the gate lets it pass; the items themselves are judged.
+    pub fn only_opens_a_menu(&self) -> bool {
+        self.receiver().is_some_and(opens_menu_only)
+    }
+
+    /// The receiver is an item of an open menu, where a plain letter can be its access key.
+    pub fn in_menu(&self) -> bool {
+        self.receiver().is_some_and(|n| {
+            matches!(
+                n.role,
+                Role::Menu | Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem
+            )
+        })
+    }
+}
+
+/// An element whose activation only shows a menu's items: a menu (menu bar entry, submenu).
+pub fn opens_menu_only(node: &Node) -> bool {
+    node.role == Role::Menu
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::outline_fixture;
+
+    fn probe_of(fixture: &str) -> Probe {
+        let s = outline_fixture::parse(&format!("---\n{fixture}")).unwrap_or_else(|e| panic!("{e}"));
+        Probe::from_subtree(&s)
+    }
+
+    #[test]
+    fn an_unnamed_button_is_judged_by_its_label() {
+        let p = probe_of("button\n  label \"Delete\"\n");
+        assert_eq!(p.labels(), vec!["Delete".to_owned()]);
+        assert_eq!(p.shown_name(), "Delete");
+        let named = probe_of("button \"OK\"\n  label \"Delete\"\n");
+        assert_eq!(named.labels(), vec!["OK".to_owned()]);
+    }
+
+    #[test]
+    fn descriptions_count() {
+        let mut p = probe_of("button \"\"\n");
+        p.path[0].description = Some("Delete the file".into());
+        assert_eq!(p.labels(), vec!["Delete the file".to_owned()]);
+    }
+
+    #[test]
+    fn a_hit_on_a_buttons_label_is_received_by_the_button() {
+        let s = outline_fixture::parse("---\nwindow \"W\"\n  group\n    button\n      label \"Delete\"\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let p = Probe {
+            path: s.nodes.clone(),
+            inner_labels: vec![],
+        };
+        assert_eq!(p.receiver().map(|n| n.role), Some(Role::Button));
+        assert_eq!(p.labels(), vec!["Delete".to_owned()]);
+    }
+
+    #[test]
+    fn text_fields_menus_and_nothing() {
+        assert!(probe_of("text_input \"Name\"\n").takes_text());
+        assert!(!probe_of("text_input \"Name\"\n").takes_line_breaks());
+        assert!(probe_of("text_area \"Body\"\n").takes_line_breaks());
+        assert!(probe_of("document \"Doc\" [editable]\n").takes_line_breaks());
+        assert!(!probe_of("document \"Doc\" [editable, read_only]\n").takes_text());
+        assert!(!probe_of("button \"Delete\"\n").takes_text());
+        assert!(probe_of("menu \"Format\"\n").only_opens_a_menu());
+        assert!(!probe_of("menu_item \"Delete\"\n").only_opens_a_menu());
+        assert!(probe_of("menu_item \"Delete\"\n").in_menu());
+        assert!(Probe::nothing().labels().is_empty());
+        assert!(Probe::nothing().receiver().is_none());
+    }
+}

@@ -1,0 +1,489 @@
+//! The safety gate at the moment input is sent.
+//!
+//! Every input an acting tool sends to a window goes through a [`Sender`]; nothing else calls
+//! the backend's `input` or `perform`. Right before each piece of input the sender asks the
+//! backend what will really receive it and lets the gate judge that, live:
+//!
+//! - pointer presses (click, double and right click, both ends of a drag): the platform's hit
+//!   test at the point ([`Backend::element_at`](cu_core::backend::Backend::element_at)); nothing
+//!   found there asks for confirmation (fail closed);
+//! - keyboard input: text is cut before and after every space, line break and tab
+//!   ([`cu_core::activation`]), and before each piece that can activate (a space on a control,
+//!   Return, an access key, the Delete key, a letter in an open menu) the focused element is read
+//!   live; a space typed into a text field is text, sent to a button it is a press;
+//! - semantic actions: the element is read again and judged by the name the outline shows (its
+//!   label child when it has no name, its description too).
+//!
+//! A menu whose activation only shows its items is not judged; its items are. The state of a
+//! `gui_action` call is consumed right before its first input, after that input was judged, so a
+//! call refused before acting leaves its state usable.
+
+use cu_core::activation::{self, Reach};
+use cu_core::approvals::Target;
+use cu_core::backend::{InputEvent, SemanticAction};
+use cu_core::element::{ElementIdentity, SnapshotOptions, State};
+use cu_core::geometry::Point;
+use cu_core::receiver::{opens_menu_only, Probe};
+use cu_core::safety::Decision;
+use cu_core::window::WindowId;
+use cu_core::{keys, Error, ErrorCode, Result};
+
+use super::approval::Blocked;
+use super::Service;
+
+/// Sends one call's input, judging each piece live.
+pub(super) struct Sender<'s> {
+    svc: &'s Service,
+    window: WindowId,
+    confirmed: bool,
+    /// The tool, for approvals and refusals (`gui_action`, `click`, `type_text`).
+    tool: &'static str,
+    /// The step being sent and its kind (`click`, `type`).
+    step: usize,
+    kind: String,
+    /// The state to consume right before the first input (`gui_action`).
+    unconsumed: Option<String>,
+    /// Whether any input was sent.
+    sent: bool,
+    /// Focus as last read; `None` when it must be read again.
+    focus: Option<Result<Probe>>,
+    /// (step, rule) a person already approved in this call, so they are not asked twice.
+    approved: Vec<(usize, String)>,
+    /// Who approved, when a person did.
+    approved_by: Option<String>,
+}
+
+/// Whether a judged piece may go, and who said so.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Nothing blocked, or the caller confirmed.
+    Go,
+    /// A person approved it on the Desktop page: read it again before sending.
+    ApprovedByPerson,
+}
+
+impl<'s> Sender<'s> {
+    /// A sender for `window`; `state_id` is consumed right before the first input.
+    pub(super) fn new(
+        svc: &'s Service,
+        window: &WindowId,
+        tool: &'static str,
+        confirmed: bool,
+        state_id: Option<&str>,
+    ) -> Sender<'s> {
+        Sender {
+            svc,
+            window: window.clone(),
+            confirmed,
+            tool,
+            step: 0,
+            kind: String::new(),
+            unconsumed: state_id.map(str::to_owned),
+            sent: false,
+            focus: None,
+            approved: Vec::new(),
+            approved_by: None,
+        }
+    }
+
+    /// The step the next input belongs to.
+    pub(super) fn begin_step(&mut self, step: usize, kind: &str) {
+        self.step = step;
+        self.kind = kind.to_owned();
+    }
+
+    /// Records that a person already approved `rule` for `step` (before the call started).
+    pub(super) fn preapproved(&mut self, step: usize, rule: &str, by: Option<String>) {
+        self.approved.push((step, rule.to_owned()));
+        if by.is_some() {
+            self.approved_by = by;
+        }
+    }
+
+    /// True once any input went out (the state, if any, is consumed then).
+    pub(super) fn sent_anything(&self) -> bool {
+        self.sent
+    }
+
+    /// Who approved on the Desktop page, if a person did.
+    pub(super) fn approved_by(&self) -> Option<&str> {
+        self.approved_by.as_deref()
+    }
+
+    /// Consumes the state of the call, if not yet done: after every check, before input.
+    pub(super) fn commit(&mut self) -> Result<()> {
+        if let Some(id) = self.unconsumed.take() {
+            if let Err(e) = self.svc.states.consume(&id) {
+                self.unconsumed = Some(id);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pointer input: presses are judged by the hit test at each pressed point.
+    pub(super) async fn pointer(&mut self, event: &InputEvent) -> Result<()> {
+        let pressed: Vec<Point> = match event {
+            InputEvent::Click { at, .. } => vec![*at],
+            InputEvent::Drag { from, to, .. } => vec![*from, *to],
+            _ => Vec::new(),
+        };
+        for at in pressed {
+            let probe = self.svc.backend.element_at(&self.window, at).await;
+            if self.judge_hit(&probe, at).await? == Verdict::ApprovedByPerson {
+                let again = self.svc.backend.element_at(&self.window, at).await;
+                same_as_approved(&probe, &again)?;
+            }
+        }
+        self.send(event).await?;
+        self.focus = None;
+        Ok(())
+    }
+
+    /// A key combination, judged by what it can reach.
+    pub(super) async fn key(&mut self, combo: &str) -> Result<()> {
+        let parsed = keys::parse_combo(combo).map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
+        let reach = activation::reach_of_combo(&parsed);
+        self.judge_keyboard(reach, combo).await?;
+        let took_text = self.focus_takes(reach);
+        self.send(&InputEvent::Key {
+            combo: combo.to_owned(),
+        })
+        .await?;
+        if reach.may_move_focus() && !took_text {
+            self.focus = None;
+        }
+        Ok(())
+    }
+
+    /// Typed text, cut at every piece that can activate, each judged before it is sent.
+    pub(super) async fn text(&mut self, text: &str) -> Result<()> {
+        for (piece, reach) in activation::split_text(text) {
+            self.judge_keyboard(reach, piece).await?;
+            let took_text = self.focus_takes(reach);
+            self.send(&InputEvent::Text {
+                text: piece.to_owned(),
+            })
+            .await?;
+            if reach.may_move_focus() && !took_text {
+                self.focus = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Judges `text` as it will land once `element` has focus, before focusing it: focusing is
+    /// input too, and a refusal must come before any. Each piece is judged again when sent.
+    pub(super) async fn prejudge_text(&mut self, element: &ElementIdentity, text: &str) -> Result<()> {
+        let target = self.element_now(element).await?;
+        self.focus = Some(Ok(target));
+        for (piece, reach) in activation::split_text(text) {
+            self.judge_keyboard(reach, piece).await?;
+            if reach.may_move_focus() && !self.focus_takes(reach) {
+                break;
+            }
+        }
+        self.focus = None;
+        Ok(())
+    }
+
+    /// A semantic action on an element, judged by the element as it is now.
+    pub(super) async fn perform(
+        &mut self,
+        element: &ElementIdentity,
+        action: &SemanticAction,
+    ) -> Result<()> {
+        let activates = !matches!(
+            action,
+            SemanticAction::Focus | SemanticAction::ScrollIntoView | SemanticAction::Expand { .. }
+        );
+        if activates {
+            let probe = self.element_now(element).await?;
+            if self.judge(&probe, None).await? == Verdict::ApprovedByPerson {
+                let again = self.element_now(element).await?;
+                same_as_approved(&Ok(probe), &Ok(again))?;
+            }
+        }
+        self.commit()?;
+        self.sent = true;
+        self.focus = None;
+        self.svc.backend.perform(&self.window, element, action).await
+    }
+
+    async fn send(&mut self, event: &InputEvent) -> Result<()> {
+        self.commit()?;
+        self.sent = true;
+        self.svc.backend.input(&self.window, event).await
+    }
+
+    /// The element with its labels, read now; `ELEMENT_NOT_FOUND` when it is gone.
+    async fn element_now(&self, element: &ElementIdentity) -> Result<Probe> {
+        let options = SnapshotOptions {
+            subtree: Some(element.clone()),
+            max_depth: Some(cu_core::receiver::INNER_LABEL_DEPTH),
+            max_nodes: 64,
+            time_budget_ms: 1000,
+            read_text: false,
+        };
+        let subtree = self
+            .svc
+            .backend
+            .snapshot(&self.window, &options)
+            .await
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::ElementNotFound,
+                    format!("the element could not be read again before acting: {}", e.message),
+                )
+                .with_suggestion("Observe the window again with gui_state.")
+            })?;
+        Ok(Probe::from_subtree(&subtree))
+    }
+
+    /// Whether the current focus takes `reach` as text (so focus stays where it is).
+    fn focus_takes(&self, reach: Reach) -> bool {
+        let Some(Ok(focus)) = &self.focus else {
+            return false;
+        };
+        match reach {
+            Reach::Chars => true,
+            Reach::Space => focus.takes_text(),
+            Reach::Enter => focus.takes_line_breaks(),
+            _ => false,
+        }
+    }
+
+    async fn focus(&mut self) -> &Result<Probe> {
+        if self.focus.is_none() {
+            self.focus = Some(self.svc.backend.focused(&self.window).await);
+        }
+        self.focus.get_or_insert_with(|| Ok(Probe::nothing()))
+    }
+
+    async fn judge_keyboard(&mut self, reach: Reach, what: &str) -> Result<()> {
+        let focus = match reach {
+            Reach::MovesFocus | Reach::Other => return Ok(()),
+            Reach::AccessKey => return self.judge_access_keys(what).await,
+            _ => self.focus().await.clone(),
+        };
+        let focus = match focus {
+            Ok(f) => f,
+            // Letters do not activate where focus cannot be read; the rest fails closed.
+            Err(_) if reach == Reach::Chars => return Ok(()),
+            Err(e) => {
+                return self
+                    .unknown_receiver(&format!("the focused element (it could not be read: {})", e.message))
+                    .await
+            }
+        };
+        match reach {
+            Reach::Chars if focus.in_menu() => self.judge_access_keys(what).await,
+            Reach::Chars => Ok(()),
+            Reach::Space if focus.takes_text() => Ok(()),
+            Reach::Space => self.judge(&focus, None).await.map(|_| ()),
+            Reach::Enter => {
+                self.judge(&focus, None).await?;
+                if focus.is_empty() || (focus.takes_text() && !focus.takes_line_breaks()) {
+                    // Return with nothing focused, or in a single-line field, presses the
+                    // window's default button.
+                    self.judge_default_button().await?;
+                }
+                Ok(())
+            }
+            Reach::DeleteKey if focus.takes_text() || focus.is_empty() => Ok(()),
+            Reach::DeleteKey => {
+                let label = format!("the Delete key on {:?}", focus.shown_name());
+                match self.svc.gate.check("Delete") {
+                    Decision::NeedsConfirmation { matched_rule, .. } => {
+                        self.block(label, matched_rule, focus.receiver().map(target_of), None)
+                            .await
+                            .map(|_| ())
+                    }
+                    Decision::Allowed => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// An access key (`alt+d`, or a letter in an open menu) presses the control that carries it,
+    /// wherever it is: judged against every control the window shows now.
+    async fn judge_access_keys(&mut self, what: &str) -> Result<()> {
+        let options = SnapshotOptions {
+            time_budget_ms: 1500,
+            read_text: false,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = match self.svc.backend.snapshot(&self.window, &options).await {
+            Ok(s) => s,
+            Err(e) => {
+                return self
+                    .unknown_receiver(&format!("the control {what:?} presses (the window could not be read: {})", e.message))
+                    .await
+            }
+        };
+        for (i, node) in snapshot.nodes.iter().enumerate() {
+            let showing = node.bounds.is_some_and(|b| !b.is_empty())
+                && !node.states.contains(State::Disabled)
+                && !node.states.contains(State::Offscreen);
+            if !showing || !node.role.is_interactive() || opens_menu_only(node) {
+                continue;
+            }
+            let probe = Probe::from_node(&snapshot, i);
+            if let Decision::NeedsConfirmation { matched_rule, .. } =
+                self.svc.gate.check_all(probe.labels().iter().map(String::as_str))
+            {
+                let label = format!("{what:?} may press {:?} (an access key)", probe.shown_name());
+                self.block(label, matched_rule, Some(target_of(node)), None).await?;
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// The showing default button of the window, judged (Return in a single-line field).
+    async fn judge_default_button(&mut self) -> Result<()> {
+        let options = SnapshotOptions {
+            time_budget_ms: 1500,
+            read_text: false,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = match self.svc.backend.snapshot(&self.window, &options).await {
+            Ok(s) => s,
+            Err(e) => {
+                return self
+                    .unknown_receiver(&format!("the default button (the window could not be read: {})", e.message))
+                    .await
+            }
+        };
+        let default = snapshot.nodes.iter().position(|n| {
+            n.states.contains(State::Default)
+                && n.role.is_interactive()
+                && !n.states.contains(State::Disabled)
+        });
+        if let Some(i) = default {
+            self.judge(&Probe::from_node(&snapshot, i), None).await?;
+        }
+        Ok(())
+    }
+
+    async fn judge_hit(&mut self, probe: &Result<Probe>, at: Point) -> Result<Verdict> {
+        match probe {
+            Ok(p) if !p.is_empty() => self.judge(p, Some(at)).await,
+            Ok(_) => {
+                self.unknown_receiver(&format!("the point ({}, {}): no element is there", at.x, at.y))
+                    .await?;
+                Ok(Verdict::Go)
+            }
+            Err(e) => {
+                self.unknown_receiver(&format!(
+                    "the point ({}, {}): the element there could not be found ({})",
+                    at.x, at.y, e.message
+                ))
+                .await?;
+                Ok(Verdict::Go)
+            }
+        }
+    }
+
+    /// Judges what a probe found; a menu that only opens passes.
+    async fn judge(&mut self, probe: &Probe, point: Option<Point>) -> Result<Verdict> {
+        if probe.only_opens_a_menu() {
+            return Ok(Verdict::Go);
+        }
+        let labels = probe.labels();
+        match self.svc.gate.check_all(labels.iter().map(String::as_str)) {
+            Decision::Allowed => Ok(Verdict::Go),
+            Decision::NeedsConfirmation {
+                label,
+                matched_rule,
+            } => {
+                self.block(label, matched_rule, probe.receiver().map(target_of), point)
+                    .await
+            }
+        }
+    }
+
+    /// Nothing can be said about the receiver: fail closed.
+    async fn unknown_receiver(&mut self, what: &str) -> Result<()> {
+        self.block(what.to_owned(), UNKNOWN_RECEIVER.to_owned(), None, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Hands a stopped piece to the approval policy.
+    async fn block(
+        &mut self,
+        label: String,
+        matched_rule: String,
+        target: Option<Target>,
+        point: Option<Point>,
+    ) -> Result<Verdict> {
+        if self
+            .approved
+            .iter()
+            .any(|(s, r)| *s == self.step && *r == matched_rule)
+        {
+            return Ok(Verdict::Go);
+        }
+        let blocked = Blocked {
+            step: self.step,
+            action: format!("{}.{}", self.tool, self.kind),
+            label,
+            matched_rule: matched_rule.clone(),
+            target,
+            point,
+            element_id: None,
+        };
+        let title = self.svc.title_of(&self.window).await;
+        let by = self
+            .svc
+            .settle_blocked(&self.window, &title, blocked, self.confirmed)
+            .await
+            .map_err(|e| self.mid_call(e))?;
+        self.approved.push((self.step, matched_rule));
+        Ok(match by {
+            Some(person) => {
+                self.approved_by = Some(person);
+                Verdict::ApprovedByPerson
+            }
+            None => Verdict::Go,
+        })
+    }
+
+    /// A refusal after earlier input says so: the state is used and what ran, ran.
+    fn mid_call(&self, mut e: Error) -> Error {
+        if self.sent {
+            e.message = format!(
+                "{} (input of earlier steps was already sent; observe again)",
+                e.message.replace("; nothing was done", "")
+            );
+        }
+        e
+    }
+}
+
+/// The rule named when the gate cannot tell what would receive an input.
+pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";
+
+fn target_of(node: &cu_core::element::Node) -> Target {
+    Target {
+        role: node.role,
+        name: node.name.clone(),
+        bounds: node.bounds,
+    }
+}
+
+/// After a person's yes: what receives the input is still what they approved.
+fn same_as_approved(before: &Result<Probe>, after: &Result<Probe>) -> Result<()> {
+    match (before, after) {
+        (Ok(a), Ok(b)) if a.labels() == b.labels() && a.receiver().map(|n| n.role) == b.receiver().map(|n| n.role) => {
+            Ok(())
+        }
+        _ => Err(Error::new(
+            ErrorCode::ElementNotFound,
+            "what the input would reach changed while waiting for approval; nothing was sent",
+        )
+        .with_suggestion("Observe the window again.")),
+    }
+}
