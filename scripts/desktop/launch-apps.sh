@@ -2,7 +2,7 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
+# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
 #       firefox chromium chromium-controls, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -33,6 +33,7 @@ for a in "${APPS[@]}"; do case $a in
                 --ok-label=Information --cancel-label=Cancel ;;
   mousepad)   run mousepad mousepad ;;
   featherpad) run featherpad featherpad --standalone ;;
+  gtk4-dialog) run gtk4-dialog $PY "$FIX/gtk4_dialog.py" ;;
   qt5)        run qt5 $PY "$FIX/qt_fixture.py" 5 ;;
   qt6)        run qt6 $PY "$FIX/qt_fixture.py" 6 ;;
   biglist)    run biglist $PY "$FIX/qt_fixture.py" 5 --rows "${BIGLIST_ROWS:-5000}" ;;

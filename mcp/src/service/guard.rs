@@ -18,6 +18,8 @@
 //! `gui_action` call is consumed right before its first input, after that input was judged, so a
 //! call refused before acting leaves its state usable.
 
+use std::time::{Duration, Instant};
+
 use cu_core::activation::{self, Reach};
 use cu_core::approvals::Target;
 use cu_core::backend::{InputEvent, SemanticAction};
@@ -47,6 +49,8 @@ pub(super) struct Sender<'s> {
     sent: bool,
     /// Focus as last read; `None` when it must be read again.
     focus: Option<Result<Probe>>,
+    /// Input was sent that may move focus, and the app may not have handled it yet.
+    unsettled: Option<Unsettled>,
     /// (step, rule) a person already approved in this call, so they are not asked twice.
     approved: Vec<(usize, String)>,
     /// Who approved, when a person did.
@@ -81,6 +85,7 @@ impl<'s> Sender<'s> {
             unconsumed: state_id.map(str::to_owned),
             sent: false,
             focus: None,
+            unsettled: None,
             approved: Vec::new(),
             approved_by: None,
         }
@@ -135,8 +140,11 @@ impl<'s> Sender<'s> {
                 same_as_approved(&probe, &again)?;
             }
         }
+        let before = self.known_focus();
         self.send(event).await?;
-        self.focus = None;
+        if !matches!(event, InputEvent::Move { .. } | InputEvent::Scroll { .. }) {
+            self.moved(before, false);
+        }
         Ok(())
     }
 
@@ -144,32 +152,56 @@ impl<'s> Sender<'s> {
     pub(super) async fn key(&mut self, combo: &str) -> Result<()> {
         let parsed = keys::parse_combo(combo).map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
         let reach = activation::reach_of_combo(&parsed);
-        self.judge_keyboard(reach, combo).await?;
-        let took_text = self.focus_takes(reach);
-        self.send(&InputEvent::Key {
+        let tab = parsed.contains(&keys::Key::Named(keys::NamedKey::Tab));
+        self.send_piece(reach, tab, &InputEvent::Key {
             combo: combo.to_owned(),
-        })
-        .await?;
-        if reach.may_move_focus() && !took_text {
-            self.focus = None;
-        }
-        Ok(())
+        }, combo)
+        .await
     }
 
     /// Typed text, cut at every piece that can activate, each judged before it is sent.
     pub(super) async fn text(&mut self, text: &str) -> Result<()> {
         for (piece, reach) in activation::split_text(text) {
-            self.judge_keyboard(reach, piece).await?;
-            let took_text = self.focus_takes(reach);
-            self.send(&InputEvent::Text {
+            let event = InputEvent::Text {
                 text: piece.to_owned(),
-            })
-            .await?;
-            if reach.may_move_focus() && !took_text {
-                self.focus = None;
-            }
+            };
+            self.send_piece(reach, piece == "\t", &event, piece).await?;
         }
         Ok(())
+    }
+
+    /// Judges one keyboard piece, sends it, and notes when focus may move.
+    async fn send_piece(&mut self, reach: Reach, tab: bool, event: &InputEvent, what: &str) -> Result<()> {
+        self.judge_keyboard(reach, what).await?;
+        let stays = self.focus_takes(reach);
+        if tab {
+            // Where focus was, so its move can be seen.
+            let _ = self.focus().await;
+        }
+        let before = self.known_focus();
+        self.send(event).await?;
+        if reach.may_move_focus() && !stays {
+            self.moved(before, tab);
+        }
+        Ok(())
+    }
+
+    /// The receiver of the focus as last read, if known.
+    fn known_focus(&self) -> Option<Option<ElementIdentity>> {
+        match &self.focus {
+            Some(Ok(p)) => Some(p.receiver().map(|n| n.identity.clone())),
+            _ => None,
+        }
+    }
+
+    /// Input that may move focus went out: focus is read again, once the app shows the move.
+    fn moved(&mut self, before: Option<Option<ElementIdentity>>, must_move: bool) {
+        self.focus = None;
+        self.unsettled = Some(Unsettled {
+            before,
+            must_move,
+            sent: Instant::now(),
+        });
     }
 
     /// Judges `text` as it will land once `element` has focus, before focusing it: focusing is
@@ -187,7 +219,8 @@ impl<'s> Sender<'s> {
         Ok(())
     }
 
-    /// A semantic action on an element, judged by the element as it is now.
+    /// A semantic action on an element, judged by the element as it is now. Focusing is
+    /// noted as a focus move.
     pub(super) async fn perform(
         &mut self,
         element: &ElementIdentity,
@@ -206,8 +239,10 @@ impl<'s> Sender<'s> {
         }
         self.commit()?;
         self.sent = true;
-        self.focus = None;
-        self.svc.backend.perform(&self.window, element, action).await
+        let before = self.known_focus();
+        let done = self.svc.backend.perform(&self.window, element, action).await;
+        self.moved(before, false);
+        done
     }
 
     async fn send(&mut self, event: &InputEvent) -> Result<()> {
@@ -253,11 +288,56 @@ impl<'s> Sender<'s> {
         }
     }
 
+    /// The focused element now. After input that may move focus, the app handles it
+    /// asynchronously: focus is read until it moved from where it was and reads the same twice,
+    /// within [`SETTLE`]. After a Tab that did not visibly move focus within that time, focus
+    /// counts as unknown (so the next activating piece needs confirmation).
     async fn focus(&mut self) -> &Result<Probe> {
         if self.focus.is_none() {
-            self.focus = Some(self.svc.backend.focused(&self.window).await);
+            let read = match self.unsettled.take() {
+                Some(u) => self.settled_focus(u).await,
+                None => self.svc.backend.focused(&self.window).await,
+            };
+            self.focus = Some(read);
         }
         self.focus.get_or_insert_with(|| Ok(Probe::nothing()))
+    }
+
+    async fn settled_focus(&self, u: Unsettled) -> Result<Probe> {
+        let deadline = u.sent + SETTLE;
+        let receiver = |p: &Result<Probe>| match p {
+            Ok(p) => Some(p.receiver().map(|n| n.identity.clone())),
+            Err(_) => None,
+        };
+        let mut last = self.svc.backend.focused(&self.window).await;
+        loop {
+            let now = receiver(&last);
+            let moved = match (&u.before, &now) {
+                (Some(before), Some(now)) => before != now,
+                _ => true,
+            };
+            if moved {
+                tokio::time::sleep(POLL).await;
+                let again = self.svc.backend.focused(&self.window).await;
+                if receiver(&again) == now {
+                    return again;
+                }
+                last = again;
+                continue;
+            }
+            if Instant::now() >= deadline {
+                return if u.must_move {
+                    Err(Error::new(
+                        ErrorCode::Timeout,
+                        format!("focus did not visibly move within {} ms of a Tab", SETTLE.as_millis()),
+                    ))
+                } else {
+                    last
+                };
+            }
+            tokio::time::sleep(POLL).await;
+            last = self.svc.backend.focused(&self.window).await;
+        }
     }
 
     async fn judge_keyboard(&mut self, reach: Reach, what: &str) -> Result<()> {
@@ -462,6 +542,20 @@ impl<'s> Sender<'s> {
         e
     }
 }
+
+/// Input that may have moved focus, not yet seen handled.
+struct Unsettled {
+    /// The focused receiver before it (`None`: not known).
+    before: Option<Option<ElementIdentity>>,
+    /// A Tab: focus must be seen to move, else it counts as unknown.
+    must_move: bool,
+    sent: Instant,
+}
+
+/// How long the app gets to show that it handled input which may move focus.
+const SETTLE: Duration = Duration::from_millis(700);
+/// Between two reads of focus while it settles.
+const POLL: Duration = Duration::from_millis(15);
 
 /// The rule named when the gate cannot tell what would receive an input.
 pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";

@@ -1,0 +1,109 @@
+"""The safety gate on real dialogs: every way the first round pressed "Delete" without
+confirmation is refused on zenity (GTK 3), a GTK 4 dialog, a Qt 6 window and the fixture page in
+Chromium and Firefox, and passes with confirm_dangerous. Whether Delete was pressed is read
+independently of our answers: zenity's process exit, the apps' own "deleted"/"clicks" counters
+over AT-SPI (our outline), the page's text."""
+import re
+import time
+
+import pytest
+
+from conftest import call, element, observe, window_of
+
+pytestmark = pytest.mark.anyio
+
+# kind → (how Delete is named in the outline, a regex for the press counter, or None = process exit)
+APPS = {
+    "zenity": ("button", None),
+    "gtk4-dialog": ("button", r'"deleted: (\d+)"'),
+    "qt6": ("button", r'"clicks: (\d+)"'),
+    "chromium": ("button", r'"deleted (\d+)"'),
+    "firefox": ("button", r'"deleted (\d+)"'),
+}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+async def a_window(client, pid, timeout=40):
+    return await window_of(client, pid, timeout=timeout)
+
+
+async def presses(client, wid, counter, pid):
+    if counter is None:
+        return 0 if _alive(pid) else 1
+    state = await observe(client, wid, all=True)
+    m = re.search(counter, state["outline"])
+    return int(m.group(1)) if m else 0
+
+
+def _alive(pid):
+    import os
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split()[2] != "Z"
+
+
+async def fresh(client, wid, role, **kw):
+    """(state, Delete's id, Delete's point) from a new observation."""
+    for _ in range(50):
+        state = await observe(client, wid, **kw)
+        try:
+            delete, point = element(state["outline"], role, "Delete")
+            return state, delete, point
+        except AssertionError:
+            time.sleep(0.2)  # a browser still loading its page
+    raise AssertionError(f"no Delete button:\n{state['outline']}")
+
+
+@pytest.mark.parametrize("kind", list(APPS))
+async def test_every_path_to_delete_is_refused_until_confirmed(connect, apps, kind):
+    role, counter = APPS[kind]
+    pid = apps.launch(kind)
+    async with connect() as client:
+        w = await a_window(client, pid)
+        wid = w["id"]
+        state, delete, (x, y) = await fresh(client, wid, role)
+        base = lambda s: {"window_id": wid, "state_id": s["state_id"]}  # noqa: E731
+        def cases(outline, delete):
+            out = {
+                "space typed into Delete": [{"type": "type", "element_id": delete, "text": " "}],
+                "drag from Delete to Delete": [{"type": "drag", "element_id": delete, "to_element_id": delete}],
+                "focus Delete then Return": [{"type": "focus", "element_id": delete}, {"type": "key", "keys": "Return"}],
+                "focus Delete then space key": [{"type": "focus", "element_id": delete}, {"type": "key", "keys": "space"}],
+            }
+            if kind == "zenity":
+                cancel, _ = element(outline, "button", "Cancel")
+                out["focus Cancel, Tab, space"] = [{"type": "focus", "element_id": cancel}, {"type": "type", "text": "\t "}]
+                out["focus Cancel, Tab key, Return key"] = [{"type": "focus", "element_id": cancel},
+                                                           {"type": "key", "keys": "Tab"}, {"type": "key", "keys": "Return"}]
+            return out
+
+        for what in cases(state["outline"], delete):
+            state, delete, (x, y) = await fresh(client, wid, role)
+            actions = cases(state["outline"], delete)[what]
+            err, res = await call(client, "gui_action", {**base(state), "actions": actions})
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (kind, what, res)
+            assert await presses(client, wid, counter, pid) == 0, (kind, what, "Delete was pressed")
+
+        # A click at Delete's point in an observation that lists one element: the hit test judges it.
+        small = await observe(client, wid, max_elements=1)
+        err, res = await call(client, "gui_action", {**base(small), "actions": [{"type": "click", "x": x, "y": y}]})
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (kind, res)
+        # A malformed key refuses before acting: the same state then works, confirmed.
+        err, res = await call(client, "gui_action", {**base(small), "actions": [{"type": "key", "keys": "ctrl+frobnicate"}]})
+        assert err and res["error"]["code"] == "INVALID_ARGUMENT", res
+        assert await presses(client, wid, counter, pid) == 0, (kind, "Delete was pressed")
+        err, res = await call(client, "gui_action", {**base(small), "confirm_dangerous": True,
+                                                     "actions": [{"type": "click", "x": x, "y": y}]})
+        assert not err, (kind, res)
+        deadline = time.time() + 10
+        while await presses(client, wid, counter, pid) < 1:
+            assert time.time() < deadline, (kind, "a confirmed click did not press Delete")
+            time.sleep(0.1)
+
