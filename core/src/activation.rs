@@ -44,7 +44,7 @@ pub const MAX_COMBO_KEYS: usize = 6;
 
 /// What a parsed combination can reach.
 pub fn reach_of_combo(keys: &[Key]) -> Reach {
-    let held = |k: NamedKey| keys.iter().any(|x| *x == Key::Named(k));
+    let held = |k: NamedKey| keys.contains(&Key::Named(k));
     let ctrl = held(NamedKey::Ctrl) || held(NamedKey::CtrlRight);
     let alt = held(NamedKey::Alt) || held(NamedKey::AltRight);
     let sup = held(NamedKey::Super) || held(NamedKey::SuperRight);

@@ -81,7 +81,10 @@ pub fn skeleton_char(c: char) -> char {
 /// Characters that show as nothing but are letters or symbols, not format characters: Hangul
 /// fillers and the blank Braille pattern. The gate drops them.
 pub fn is_invisible_letter(c: char) -> bool {
-    matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}')
+    matches!(
+        c,
+        '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}'
+    )
 }
 
 #[cfg(test)]

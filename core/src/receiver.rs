@@ -167,7 +167,8 @@ mod tests {
     use crate::extract::outline_fixture;
 
     fn probe_of(fixture: &str) -> Probe {
-        let s = outline_fixture::parse(&format!("---\n{fixture}")).unwrap_or_else(|e| panic!("{e}"));
+        let s =
+            outline_fixture::parse(&format!("---\n{fixture}")).unwrap_or_else(|e| panic!("{e}"));
         Probe::from_subtree(&s)
     }
 
@@ -189,8 +190,10 @@ mod tests {
 
     #[test]
     fn a_hit_on_a_buttons_label_is_received_by_the_button() {
-        let s = outline_fixture::parse("---\nwindow \"W\"\n  group\n    button\n      label \"Delete\"\n")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let s = outline_fixture::parse(
+            "---\nwindow \"W\"\n  group\n    button\n      label \"Delete\"\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let p = Probe {
             path: s.nodes.clone(),
             inner_labels: vec![],

@@ -43,7 +43,12 @@ pub fn normalize_strict(label: &str) -> String {
         })
         .map(crate::confusables::skeleton_char)
         .collect();
-    stripped.nfc().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")
+    stripped
+        .nfc()
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
@@ -114,17 +119,17 @@ mod tests {
     #[test]
     fn strict_form_drops_marks_joiners_selectors_fillers_and_lookalikes() {
         for evasive in [
-            "Dеlеtе",            // Cyrillic е
-            "DΕLΕTΕ",            // Greek Ε
-            "De\u{034F}lete",    // combining grapheme joiner
-            "Del\u{FE0F}ete",    // variation selector
-            "De\u{3164}lete",    // Hangul filler
-            "Dé\u{0301}lete",    // combining acute
+            "Dеlеtе",         // Cyrillic е
+            "DΕLΕTΕ",         // Greek Ε
+            "De\u{034F}lete", // combining grapheme joiner
+            "Del\u{FE0F}ete", // variation selector
+            "De\u{3164}lete", // Hangul filler
+            "Dé\u{0301}lete", // combining acute
             "Délete",
-            "ᴅᴇʟᴇᴛᴇ",            // small capitals
+            "ᴅᴇʟᴇᴛᴇ", // small capitals
             "De1ete",
             "\u{202E}Delete\u{202C}",
-            "Dele\u{E0041}te",   // tag character
+            "Dele\u{E0041}te", // tag character
         ] {
             assert_eq!(normalize_strict(evasive), "delete", "{evasive:?}");
         }

@@ -668,14 +668,7 @@ impl Backend for LinuxBackend {
             // Refuses a point outside the window.
             Connected::to_root(&entry, at)?;
         }
-        probe::element_at(
-            &c.atspi,
-            &entry.frame,
-            entry.placement(),
-            entry.info.bounds.is_some(),
-            at,
-        )
-        .await
+        probe::element_at(&c.atspi, &entry.frame, entry.placement(), at).await
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {

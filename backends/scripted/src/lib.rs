@@ -301,9 +301,7 @@ impl ScriptedWindow {
         if order.is_empty() {
             return;
         }
-        let at = self
-            .focus
-            .and_then(|f| order.iter().position(|i| *i == f));
+        let at = self.focus.and_then(|f| order.iter().position(|i| *i == f));
         let next = match (at, back) {
             (None, false) => 0,
             (None, true) => order.len() - 1,
@@ -328,17 +326,27 @@ impl ScriptedWindow {
     fn hit(&self, p: Point) -> Vec<usize> {
         let mut path = Vec::new();
         let mut at = 0usize;
-        if !self.nodes.first().and_then(|r| r.bounds).is_some_and(|b| b.contains(p)) {
+        if !self
+            .nodes
+            .first()
+            .and_then(|r| r.bounds)
+            .is_some_and(|b| b.contains(p))
+        {
             return path;
         }
         loop {
             path.push(at);
-            let next = self.nodes[at].children.iter().rev().map(|c| *c as usize).find(|c| {
-                self.nodes
-                    .get(*c)
-                    .and_then(|n| n.bounds)
-                    .is_some_and(|b| b.contains(p))
-            });
+            let next = self.nodes[at]
+                .children
+                .iter()
+                .rev()
+                .map(|c| *c as usize)
+                .find(|c| {
+                    self.nodes
+                        .get(*c)
+                        .and_then(|n| n.bounds)
+                        .is_some_and(|b| b.contains(p))
+                });
             match next {
                 Some(c) => at = c,
                 None => return path,
@@ -357,15 +365,17 @@ impl ScriptedWindow {
 
     fn takes_text(&self, i: usize) -> bool {
         self.nodes.get(i).is_some_and(|n| {
-            matches!(n.role, Role::TextInput | Role::PasswordInput | Role::TextArea)
-                || n.states.contains(State::Editable)
+            matches!(
+                n.role,
+                Role::TextInput | Role::PasswordInput | Role::TextArea
+            ) || n.states.contains(State::Editable)
         })
     }
 
     fn multi_line(&self, i: usize) -> bool {
-        self.nodes.get(i).is_some_and(|n| {
-            n.role == Role::TextArea || n.states.contains(State::MultiLine)
-        })
+        self.nodes
+            .get(i)
+            .is_some_and(|n| n.role == Role::TextArea || n.states.contains(State::MultiLine))
     }
 
     fn in_menu(&self) -> bool {
@@ -409,7 +419,11 @@ impl ScriptedWindow {
         };
         if probe.needs_inner_labels() {
             if let Some(r) = probe.receiver_index() {
-                let sub = subtree(&self.nodes, path[r], Some(cu_core::receiver::INNER_LABEL_DEPTH));
+                let sub = subtree(
+                    &self.nodes,
+                    path[r],
+                    Some(cu_core::receiver::INNER_LABEL_DEPTH),
+                );
                 probe.inner_labels = Probe::from_subtree(&Snapshot {
                     window: self.info.clone(),
                     desktop: DesktopInstance(DESKTOP.into()),
@@ -507,7 +521,12 @@ impl Backend for Scripted {
     }
 
     async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
-        Ok(self.world().windows.iter().map(|w| w.info.clone()).collect())
+        Ok(self
+            .world()
+            .windows
+            .iter()
+            .map(|w| w.info.clone())
+            .collect())
     }
 
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
@@ -556,7 +575,10 @@ impl Backend for Scripted {
         match action {
             SemanticAction::Invoke | SemanticAction::Toggle | SemanticAction::Select => {
                 if win.nodes[i].actions.is_empty() {
-                    return Err(Error::new(ErrorCode::ActionNotSupported, "nothing to press"));
+                    return Err(Error::new(
+                        ErrorCode::ActionNotSupported,
+                        "nothing to press",
+                    ));
                 }
                 w.events
                     .push(Event::Perform(window.clone(), name, action.clone()));
@@ -592,7 +614,9 @@ impl Backend for Scripted {
         let origin = win.info.bounds.unwrap_or(Rect::new(0, 0, 0, 0));
         let inside = |p: &Point| p.x >= 0 && p.y >= 0 && p.x < origin.width && p.y < origin.height;
         let points: Vec<Point> = match event {
-            InputEvent::Move { at } | InputEvent::Click { at, .. } | InputEvent::Scroll { at, .. } => vec![*at],
+            InputEvent::Move { at }
+            | InputEvent::Click { at, .. }
+            | InputEvent::Scroll { at, .. } => vec![*at],
             InputEvent::Drag { from, to, .. } => vec![*from, *to],
             _ => Vec::new(),
         };
@@ -645,7 +669,9 @@ impl Backend for Scripted {
         Ok(WindowImage {
             width,
             height,
-            rgba: (0..width * height).flat_map(|i| [(i % 251) as u8, 0, 0, 255]).collect(),
+            rgba: (0..width * height)
+                .flat_map(|i| [(i % 251) as u8, 0, 0, 255])
+                .collect(),
         })
     }
 
@@ -681,28 +707,34 @@ impl Backend for Scripted {
 /// One key (with modifiers) as a toolkit handles it.
 fn type_key(w: &mut World, window: &WindowId, keys: &[Key]) -> Result<()> {
     let held = |k: NamedKey| keys.contains(&Key::Named(k));
-    let (shift, ctrl, alt) = (held(NamedKey::Shift), held(NamedKey::Ctrl), held(NamedKey::Alt));
-    let Some(last) = keys.iter().rev().find(|k| !matches!(k, Key::Named(n) if n.is_modifier())) else {
+    let (shift, ctrl, alt) = (
+        held(NamedKey::Shift),
+        held(NamedKey::Ctrl),
+        held(NamedKey::Alt),
+    );
+    let Some(last) = keys
+        .iter()
+        .rev()
+        .find(|k| !matches!(k, Key::Named(n) if n.is_modifier()))
+    else {
         return Ok(());
     };
     let win = w.window(window)?;
     let focus = win.focus;
     match last {
         Key::Named(NamedKey::Tab) => win.move_focus(shift),
-        Key::Named(NamedKey::Return | NamedKey::KpEnter) => {
-            match focus {
-                Some(f) if win.takes_text(f) && win.multi_line(f) && !ctrl => {
-                    let v = win.nodes[f].value.get_or_insert_with(String::new);
-                    v.push('\n');
-                }
-                Some(f) if !win.takes_text(f) => w.press(window, f),
-                _ => {
-                    if let Some(d) = win.default_button() {
-                        w.press(window, d);
-                    }
+        Key::Named(NamedKey::Return | NamedKey::KpEnter) => match focus {
+            Some(f) if win.takes_text(f) && win.multi_line(f) && !ctrl => {
+                let v = win.nodes[f].value.get_or_insert_with(String::new);
+                v.push('\n');
+            }
+            Some(f) if !win.takes_text(f) => w.press(window, f),
+            _ => {
+                if let Some(d) = win.default_button() {
+                    w.press(window, d);
                 }
             }
-        }
+        },
         Key::Char(' ') if !alt => match focus {
             Some(f) if win.takes_text(f) => {
                 win.nodes[f].value.get_or_insert_with(String::new).push(' ');
@@ -751,7 +783,9 @@ mod tests {
     #[test]
     fn tab_moves_focus_and_space_presses_like_a_toolkit() {
         let s = Scripted::new();
-        let w = s.open(DIALOG, Point::new(100, 100)).unwrap_or_else(|e| panic!("{e}"));
+        let w = s
+            .open(DIALOG, Point::new(100, 100))
+            .unwrap_or_else(|e| panic!("{e}"));
         run(async {
             let key = |k: &str| InputEvent::Key { combo: k.into() };
             assert!(s.input(&w, &key("space")).await.is_ok());
@@ -759,11 +793,21 @@ mod tests {
             assert!(s.input(&w, &key("Tab")).await.is_ok());
             let f = s.focused(&w).await.unwrap_or_default();
             assert_eq!(f.shown_name(), "_Delete");
-            assert!(s.input(&w, &InputEvent::Text { text: " ".into() }).await.is_ok());
+            assert!(s
+                .input(&w, &InputEvent::Text { text: " ".into() })
+                .await
+                .is_ok());
             assert_eq!(s.presses().last().map(String::as_str), Some("_Delete"));
-            let hit = s.element_at(&w, Point::new(110, 70)).await.unwrap_or_default();
+            let hit = s
+                .element_at(&w, Point::new(110, 70))
+                .await
+                .unwrap_or_default();
             assert_eq!(hit.receiver().map(|n| n.name.as_str()), Some("_Delete"));
-            assert!(s.element_at(&w, Point::new(290, 95)).await.unwrap_or_default().is_empty());
+            assert!(s
+                .element_at(&w, Point::new(290, 95))
+                .await
+                .unwrap_or_default()
+                .is_empty());
             assert!(s.input(&w, &key("alt+d")).await.is_ok());
             assert_eq!(s.presses().len(), 3);
         });

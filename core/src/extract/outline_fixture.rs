@@ -198,8 +198,12 @@ mod tests {
         assert_eq!(s.nodes[2].parent, Some(1));
         assert!(s.nodes[2].states.contains(State::Focused));
         assert_eq!(s.nodes[3].value.as_deref(), Some("draft"));
-        let placed = parse("---\nbutton \"OK\" @10,20 30x40 [focused]\n").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(placed.nodes[0].bounds, Some(crate::geometry::Rect::new(10, 20, 30, 40)));
+        let placed =
+            parse("---\nbutton \"OK\" @10,20 30x40 [focused]\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            placed.nodes[0].bounds,
+            Some(crate::geometry::Rect::new(10, 20, 30, 40))
+        );
         assert!(placed.nodes[0].states.contains(State::Focused));
     }
 

@@ -273,7 +273,8 @@ impl Service {
                 .settle_blocked(&window, &title, blocked, req.confirm_dangerous)
                 .await?;
             if approved.is_some() {
-                self.still_as_approved(&window, &state, &plans[step]).await?;
+                self.still_as_approved(&window, &state, &plans[step])
+                    .await?;
             }
             sender.preapproved(step, &rule, approved);
         }
@@ -287,7 +288,15 @@ impl Service {
             sender.begin_step(step, &req.actions[step].kind);
             let how = match self.run(&mut sender, &state, plan).await {
                 Ok(how) => how,
-                Err(e) => return Err(step_failed(e, step, &req.actions[step].kind, &results, sender.sent_anything())),
+                Err(e) => {
+                    return Err(step_failed(
+                        e,
+                        step,
+                        &req.actions[step].kind,
+                        &results,
+                        sender.sent_anything(),
+                    ))
+                }
             };
             let effect = if matches!(
                 plan,
@@ -299,6 +308,9 @@ impl Service {
             ) {
                 "not_checked"
             } else {
+                if let Some(fresh) = sender.baseline() {
+                    before = fresh;
+                }
                 let (effect, after) = self.observe_effect(&window, before.as_ref()).await;
                 before = after;
                 effect
@@ -364,7 +376,8 @@ impl Service {
                 Plan::Type { text, into } => {
                     let target = into.clone().or_else(|| focused.clone());
                     let breaks = text.contains('\n') || text.contains('\r');
-                    let presses = text.contains(' ') && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
+                    let presses = text.contains(' ')
+                        && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
                     if breaks || presses {
                         target.map(|e| (e.name.clone(), None))
                     } else {
@@ -467,7 +480,10 @@ impl Service {
         match plan {
             Plan::Element { kind, element } => {
                 if *kind == Kind::Click {
-                    match sender.perform(&element.identity, &SemanticAction::Invoke).await {
+                    match sender
+                        .perform(&element.identity, &SemanticAction::Invoke)
+                        .await
+                    {
                         Ok(()) => return Ok("semantic"),
                         Err(e) if e.code != ErrorCode::ActionNotSupported => return Err(e),
                         Err(_) => {}
@@ -495,7 +511,9 @@ impl Service {
             Plan::Type { text, into } => {
                 if let Some(element) = into {
                     sender.prejudge_text(&element.identity, text).await?;
-                    sender.perform(&element.identity, &SemanticAction::Focus).await?;
+                    sender
+                        .perform(&element.identity, &SemanticAction::Focus)
+                        .await?;
                 }
                 sender.text(text).await?;
                 Ok("keyboard")
@@ -523,7 +541,9 @@ impl Service {
                     {
                         // No EditableText (Chromium) or it does nothing (Firefox): focus, replace by typing.
                         sender.prejudge_text(&element.identity, value).await?;
-                        sender.perform(&element.identity, &SemanticAction::Focus).await?;
+                        sender
+                            .perform(&element.identity, &SemanticAction::Focus)
+                            .await?;
                         sender.key("ctrl+a").await?;
                         if value.is_empty() {
                             sender.key("BackSpace").await?;
@@ -536,7 +556,9 @@ impl Service {
                 }
             }
             Plan::Focus { element } => {
-                sender.perform(&element.identity, &SemanticAction::Focus).await?;
+                sender
+                    .perform(&element.identity, &SemanticAction::Focus)
+                    .await?;
                 Ok("semantic")
             }
             Plan::Wait { ms } => {
@@ -765,12 +787,25 @@ fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
 /// A combination the backends can press: known key names, a bounded number of keys.
 fn check_combo(step: usize, combo: &str) -> Result<()> {
     if combo.chars().count() > MAX_COMBO_CHARS {
-        return Err(bad(step, format!("a key combination has at most {MAX_COMBO_CHARS} characters")));
+        return Err(bad(
+            step,
+            format!("a key combination has at most {MAX_COMBO_CHARS} characters"),
+        ));
     }
-    let keys = cu_core::keys::parse_combo(combo)
-        .map_err(|m| bad(step, format!("{m}; use names such as Return, Tab, ctrl+s, alt+F4")))?;
+    let keys = cu_core::keys::parse_combo(combo).map_err(|m| {
+        bad(
+            step,
+            format!("{m}; use names such as Return, Tab, ctrl+s, alt+F4"),
+        )
+    })?;
     if keys.len() > activation::MAX_COMBO_KEYS {
-        return Err(bad(step, format!("a key combination holds at most {} keys", activation::MAX_COMBO_KEYS)));
+        return Err(bad(
+            step,
+            format!(
+                "a key combination holds at most {} keys",
+                activation::MAX_COMBO_KEYS
+            ),
+        ));
     }
     Ok(())
 }

@@ -128,10 +128,7 @@ impl Lab {
     }
 
     fn pressed_delete(&self) -> bool {
-        self.backend
-            .presses()
-            .iter()
-            .any(|p| p.contains("Delete"))
+        self.backend.presses().iter().any(|p| p.contains("Delete"))
     }
 }
 
@@ -195,9 +192,17 @@ fn refused_then_confirmed(build: impl Fn(&str) -> Vec<ActionSpec>, state_survive
             Some(ErrorCode::DangerousActionNeedsConfirmation),
             "{e:?}"
         );
-        assert!(!lab.pressed_delete(), "pressed: {:?}", lab.backend.presses());
+        assert!(
+            !lab.pressed_delete(),
+            "pressed: {:?}",
+            lab.backend.presses()
+        );
         if state_survives {
-            assert!(lab.backend.inputs().is_empty(), "{:?}", lab.backend.inputs());
+            assert!(
+                lab.backend.inputs().is_empty(),
+                "{:?}",
+                lab.backend.inputs()
+            );
             assert!(lab.usable(&state), "a refused call left its state usable");
         }
         let lab = self::lab();
@@ -205,7 +210,11 @@ fn refused_then_confirmed(build: impl Fn(&str) -> Vec<ActionSpec>, state_survive
         let delete = Lab::id(&outline, "_Delete");
         let done = lab.act(&state, build(&delete), true).await;
         assert!(done.is_ok(), "{done:?}");
-        assert!(lab.pressed_delete(), "confirmed: {:?}", lab.backend.presses());
+        assert!(
+            lab.pressed_delete(),
+            "confirmed: {:?}",
+            lab.backend.presses()
+        );
     });
 }
 
@@ -243,8 +252,14 @@ fn regression_click_at_a_point_the_observation_did_not_list() {
     block_on(async {
         let (state, outline) = lab.observe(Some(1)).await;
         assert!(!outline.contains("Delete\""), "{outline}");
-        let e = lab.act(&state, vec![at("click", 150, 125)], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        let e = lab
+            .act(&state, vec![at("click", 150, 125)], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(lab.backend.inputs().is_empty());
         assert!(lab.usable(&state));
     });
@@ -255,8 +270,15 @@ fn regression_malformed_key_does_not_use_up_the_state() {
     let lab = lab();
     block_on(async {
         let (state, _) = lab.observe(None).await;
-        for bad in ["ctrl+frobnicate", "ctrl+alt+shift+super+ctrl+alt+x", &"a+".repeat(40)] {
-            let e = lab.act(&state, vec![key("Tab"), key(bad)], false).await.err();
+        for bad in [
+            "ctrl+frobnicate",
+            "ctrl+alt+shift+super+ctrl+alt+x",
+            &"a+".repeat(40),
+        ] {
+            let e = lab
+                .act(&state, vec![key("Tab"), key(bad)], false)
+                .await
+                .err();
             assert_eq!(e.map(|e| e.code), Some(ErrorCode::InvalidArgument), "{bad}");
         }
         let long = "x".repeat(5000);
@@ -283,7 +305,10 @@ fn access_keys_and_the_delete_key_are_judged() {
             .act(&state, vec![on("focus", &item), key("Delete")], false)
             .await
             .err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(!lab.pressed_delete());
     });
 }
@@ -294,15 +319,26 @@ fn return_in_a_single_line_field_is_judged_as_the_default_button() {
     block_on(async {
         let (state, outline) = lab.observe(None).await;
         let name = Lab::id(&outline, "Name");
-        let e = lab.act(&state, vec![typed("report\n", Some(&name))], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        let e = lab
+            .act(&state, vec![typed("report\n", Some(&name))], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(!lab.pressed_delete());
         // Spaces typed into the field are text, not presses.
         let (state, outline) = lab.observe(None).await;
         let name = Lab::id(&outline, "Name");
-        let done = lab.act(&state, vec![typed("my report v2", Some(&name))], false).await;
+        let done = lab
+            .act(&state, vec![typed("my report v2", Some(&name))], false)
+            .await;
         assert!(done.is_ok(), "{done:?}");
-        assert_eq!(lab.backend.value_of("Name").as_deref(), Some("my report v2"));
+        assert_eq!(
+            lab.backend.value_of("Name").as_deref(),
+            Some("my report v2")
+        );
     });
 }
 
@@ -314,7 +350,10 @@ fn a_label_that_changed_since_the_observation_is_judged_as_it_is_now() {
         let next = Lab::id(&outline, "Next");
         lab.backend.rename("Next", "Pay");
         let e = lab.act(&state, vec![on("click", &next)], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(lab.backend.presses().is_empty());
         assert!(lab.usable(&state));
     });
@@ -334,13 +373,21 @@ fn a_later_step_is_judged_on_what_an_earlier_step_changed() {
         let (state, outline) = lab.observe(None).await;
         let (cancel, next) = (Lab::id(&outline, "Cancel"), Lab::id(&outline, "Next"));
         let e = lab
-            .act(&state, vec![on("click", &cancel), on("click", &next)], false)
+            .act(
+                &state,
+                vec![on("click", &cancel), on("click", &next)],
+                false,
+            )
             .await
             .err();
         let e = e.unwrap_or_else(|| panic!("the second step ran"));
         assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation);
         let completed = e.details.as_ref().and_then(|d| d.get("completed"));
-        assert_eq!(completed.and_then(|c| c.as_array()).map(Vec::len), Some(1), "{e:?}");
+        assert_eq!(
+            completed.and_then(|c| c.as_array()).map(Vec::len),
+            Some(1),
+            "{e:?}"
+        );
         assert_eq!(lab.backend.presses(), vec!["Cancel".to_owned()]);
     });
 }
@@ -370,11 +417,23 @@ fn no_element_at_a_point_or_a_failed_hit_test_fails_closed() {
     let lab = lab();
     block_on(async {
         let (state, _) = lab.observe(None).await;
-        let e = lab.act(&state, vec![at("click", 395, 155)], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        let e = lab
+            .act(&state, vec![at("click", 395, 155)], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         lab.backend.fail_next(Call::ElementAt, ErrorCode::Timeout);
-        let e = lab.act(&state, vec![at("click", 50, 125)], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        let e = lab
+            .act(&state, vec![at("click", 50, 125)], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(lab.backend.inputs().is_empty());
         let done = lab.act(&state, vec![at("click", 50, 125)], false).await;
         assert!(done.is_ok(), "Cancel by point: {done:?}");
@@ -389,7 +448,10 @@ fn focus_that_cannot_be_read_fails_closed_for_activating_keys() {
         let (state, _) = lab.observe(None).await;
         lab.backend.fail_next(Call::Focused, ErrorCode::Timeout);
         let e = lab.act(&state, vec![key("space")], false).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert!(lab.usable(&state));
     });
 }
@@ -411,7 +473,10 @@ fn click_and_type_text_by_label_go_through_the_same_gate() {
             ..req
         };
         let e = lab.service.click(&req).await.err();
-        assert_eq!(e.map(|e| e.code), Some(ErrorCode::DangerousActionNeedsConfirmation));
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
         assert_eq!(lab.backend.presses(), vec!["Cancel".to_owned()]);
         let typed = lab
             .service
@@ -437,8 +502,16 @@ mod property {
     fn any_step(ids: usize) -> impl Strategy<Value = ActionSpec> {
         let id = (1..=ids + 1).prop_map(|n| format!("e{n}"));
         let kinds = prop::sample::select(vec![
-            "click", "double_click", "right_click", "move", "scroll", "drag", "type", "key",
-            "set_value", "focus",
+            "click",
+            "double_click",
+            "right_click",
+            "move",
+            "scroll",
+            "drag",
+            "type",
+            "key",
+            "set_value",
+            "focus",
         ]);
         let text = prop::collection::vec(
             prop::sample::select(vec![" ", "\t", "\n", "a", "d", "x", "\r\n"]),
@@ -446,8 +519,18 @@ mod property {
         )
         .prop_map(|v| v.concat());
         let keys = prop::sample::select(vec![
-            "Tab", "shift+Tab", "Return", "KP_Enter", "space", "alt+d", "d", "Delete", "Down",
-            "ctrl+Return", "shift+space", "Escape",
+            "Tab",
+            "shift+Tab",
+            "Return",
+            "KP_Enter",
+            "space",
+            "alt+d",
+            "d",
+            "Delete",
+            "Down",
+            "ctrl+Return",
+            "shift+space",
+            "Escape",
         ]);
         (
             kinds,

@@ -55,6 +55,9 @@ pub(super) struct Sender<'s> {
     approved: Vec<(usize, String)>,
     /// Who approved, when a person did.
     approved_by: Option<String>,
+    /// The window's fingerprint taken right before the step's first input (after the gate's
+    /// probes), the baseline its effect is compared with.
+    baseline: Option<Option<u64>>,
 }
 
 /// Whether a judged piece may go, and who said so.
@@ -88,6 +91,7 @@ impl<'s> Sender<'s> {
             unsettled: None,
             approved: Vec::new(),
             approved_by: None,
+            baseline: None,
         }
     }
 
@@ -95,6 +99,18 @@ impl<'s> Sender<'s> {
     pub(super) fn begin_step(&mut self, step: usize, kind: &str) {
         self.step = step;
         self.kind = kind.to_owned();
+        self.baseline = None;
+    }
+
+    /// The fingerprint taken right before the step's first input, if it sent any.
+    pub(super) fn baseline(&mut self) -> Option<Option<u64>> {
+        self.baseline.take()
+    }
+
+    async fn take_baseline(&mut self) {
+        if self.baseline.is_none() {
+            self.baseline = Some(self.svc.fingerprint(&self.window).await.ok());
+        }
     }
 
     /// Records that a person already approved `rule` for `step` (before the call started).
@@ -150,12 +166,18 @@ impl<'s> Sender<'s> {
 
     /// A key combination, judged by what it can reach.
     pub(super) async fn key(&mut self, combo: &str) -> Result<()> {
-        let parsed = keys::parse_combo(combo).map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
+        let parsed =
+            keys::parse_combo(combo).map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
         let reach = activation::reach_of_combo(&parsed);
         let tab = parsed.contains(&keys::Key::Named(keys::NamedKey::Tab));
-        self.send_piece(reach, tab, &InputEvent::Key {
-            combo: combo.to_owned(),
-        }, combo)
+        self.send_piece(
+            reach,
+            tab,
+            &InputEvent::Key {
+                combo: combo.to_owned(),
+            },
+            combo,
+        )
         .await
     }
 
@@ -171,7 +193,13 @@ impl<'s> Sender<'s> {
     }
 
     /// Judges one keyboard piece, sends it, and notes when focus may move.
-    async fn send_piece(&mut self, reach: Reach, tab: bool, event: &InputEvent, what: &str) -> Result<()> {
+    async fn send_piece(
+        &mut self,
+        reach: Reach,
+        tab: bool,
+        event: &InputEvent,
+        what: &str,
+    ) -> Result<()> {
         self.judge_keyboard(reach, what).await?;
         let stays = self.focus_takes(reach);
         if tab {
@@ -206,7 +234,11 @@ impl<'s> Sender<'s> {
 
     /// Judges `text` as it will land once `element` has focus, before focusing it: focusing is
     /// input too, and a refusal must come before any. Each piece is judged again when sent.
-    pub(super) async fn prejudge_text(&mut self, element: &ElementIdentity, text: &str) -> Result<()> {
+    pub(super) async fn prejudge_text(
+        &mut self,
+        element: &ElementIdentity,
+        text: &str,
+    ) -> Result<()> {
         let target = self.element_now(element).await?;
         self.focus = Some(Ok(target));
         for (piece, reach) in activation::split_text(text) {
@@ -237,15 +269,21 @@ impl<'s> Sender<'s> {
                 same_as_approved(&Ok(probe), &Ok(again))?;
             }
         }
+        self.take_baseline().await;
         self.commit()?;
         self.sent = true;
         let before = self.known_focus();
-        let done = self.svc.backend.perform(&self.window, element, action).await;
+        let done = self
+            .svc
+            .backend
+            .perform(&self.window, element, action)
+            .await;
         self.moved(before, false);
         done
     }
 
     async fn send(&mut self, event: &InputEvent) -> Result<()> {
+        self.take_baseline().await;
         self.commit()?;
         self.sent = true;
         self.svc.backend.input(&self.window, event).await
@@ -268,7 +306,10 @@ impl<'s> Sender<'s> {
             .map_err(|e| {
                 Error::new(
                     ErrorCode::ElementNotFound,
-                    format!("the element could not be read again before acting: {}", e.message),
+                    format!(
+                        "the element could not be read again before acting: {}",
+                        e.message
+                    ),
                 )
                 .with_suggestion("Observe the window again with gui_state.")
             })?;
@@ -329,7 +370,10 @@ impl<'s> Sender<'s> {
                 return if u.must_move {
                     Err(Error::new(
                         ErrorCode::Timeout,
-                        format!("focus did not visibly move within {} ms of a Tab", SETTLE.as_millis()),
+                        format!(
+                            "focus did not visibly move within {} ms of a Tab",
+                            SETTLE.as_millis()
+                        ),
                     ))
                 } else {
                     last
@@ -352,7 +396,10 @@ impl<'s> Sender<'s> {
             Err(_) if reach == Reach::Chars => return Ok(()),
             Err(e) => {
                 return self
-                    .unknown_receiver(&format!("the focused element (it could not be read: {})", e.message))
+                    .unknown_receiver(&format!(
+                        "the focused element (it could not be read: {})",
+                        e.message
+                    ))
                     .await
             }
         };
@@ -374,11 +421,10 @@ impl<'s> Sender<'s> {
             Reach::DeleteKey => {
                 let label = format!("the Delete key on {:?}", focus.shown_name());
                 match self.svc.gate.check("Delete") {
-                    Decision::NeedsConfirmation { matched_rule, .. } => {
-                        self.block(label, matched_rule, focus.receiver().map(target_of), None)
-                            .await
-                            .map(|_| ())
-                    }
+                    Decision::NeedsConfirmation { matched_rule, .. } => self
+                        .block(label, matched_rule, focus.receiver().map(target_of), None)
+                        .await
+                        .map(|_| ()),
                     Decision::Allowed => Ok(()),
                 }
             }
@@ -398,7 +444,10 @@ impl<'s> Sender<'s> {
             Ok(s) => s,
             Err(e) => {
                 return self
-                    .unknown_receiver(&format!("the control {what:?} presses (the window could not be read: {})", e.message))
+                    .unknown_receiver(&format!(
+                        "the control {what:?} presses (the window could not be read: {})",
+                        e.message
+                    ))
                     .await
             }
         };
@@ -410,11 +459,17 @@ impl<'s> Sender<'s> {
                 continue;
             }
             let probe = Probe::from_node(&snapshot, i);
-            if let Decision::NeedsConfirmation { matched_rule, .. } =
-                self.svc.gate.check_all(probe.labels().iter().map(String::as_str))
+            if let Decision::NeedsConfirmation { matched_rule, .. } = self
+                .svc
+                .gate
+                .check_all(probe.labels().iter().map(String::as_str))
             {
-                let label = format!("{what:?} may press {:?} (an access key)", probe.shown_name());
-                self.block(label, matched_rule, Some(target_of(node)), None).await?;
+                let label = format!(
+                    "{what:?} may press {:?} (an access key)",
+                    probe.shown_name()
+                );
+                self.block(label, matched_rule, Some(target_of(node)), None)
+                    .await?;
                 return Ok(());
             }
         }
@@ -432,7 +487,10 @@ impl<'s> Sender<'s> {
             Ok(s) => s,
             Err(e) => {
                 return self
-                    .unknown_receiver(&format!("the default button (the window could not be read: {})", e.message))
+                    .unknown_receiver(&format!(
+                        "the default button (the window could not be read: {})",
+                        e.message
+                    ))
                     .await
             }
         };
@@ -451,8 +509,11 @@ impl<'s> Sender<'s> {
         match probe {
             Ok(p) if !p.is_empty() => self.judge(p, Some(at)).await,
             Ok(_) => {
-                self.unknown_receiver(&format!("the point ({}, {}): no element is there", at.x, at.y))
-                    .await?;
+                self.unknown_receiver(&format!(
+                    "the point ({}, {}): no element is there",
+                    at.x, at.y
+                ))
+                .await?;
                 Ok(Verdict::Go)
             }
             Err(e) => {
@@ -571,7 +632,10 @@ fn target_of(node: &cu_core::element::Node) -> Target {
 /// After a person's yes: what receives the input is still what they approved.
 fn same_as_approved(before: &Result<Probe>, after: &Result<Probe>) -> Result<()> {
     match (before, after) {
-        (Ok(a), Ok(b)) if a.labels() == b.labels() && a.receiver().map(|n| n.role) == b.receiver().map(|n| n.role) => {
+        (Ok(a), Ok(b))
+            if a.labels() == b.labels()
+                && a.receiver().map(|n| n.role) == b.receiver().map(|n| n.role) =>
+        {
             Ok(())
         }
         _ => Err(Error::new(

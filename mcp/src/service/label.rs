@@ -269,6 +269,7 @@ impl Service {
             sender.preapproved(step, &by.1, Some(by.0.clone()));
         }
         let via = self.run(&mut sender, &state, &plan).await?;
+        let before = sender.baseline().unwrap_or(before);
         let approved_by = sender.approved_by().map(str::to_owned);
         let (effect, _) = self.observe_effect(&window.id, before.as_ref()).await;
         Ok(ClickStep {

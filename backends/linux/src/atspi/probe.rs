@@ -35,12 +35,11 @@ pub(crate) async fn element_at(
     atspi: &Atspi,
     frame: &ObjRef,
     placement: Placement,
-    positioned: bool,
     at: Point,
 ) -> Result<Probe> {
-    // GTK 4 and windows without a known position (Wayland) take window coordinates; the others
-    // screen coordinates, as their extents are.
-    let (x, y, coord) = if placement.toolkit.window_relative_extents || !positioned {
+    // The inverse of how the walk placed extents: GTK 4 answers in window coordinates, the others
+    // in screen coordinates (on Wayland, where the origin is unknown, those are the surface's).
+    let (x, y, coord) = if placement.toolkit.window_relative_extents {
         (at.x, at.y, COORD_WINDOW)
     } else {
         (
@@ -128,7 +127,12 @@ async fn focused_by_collection(atspi: &Atspi, frame: &ObjRef) -> Option<Option<O
         false,
     );
     let found: Vec<(String, OwnedObjectPath)> = atspi
-        .call(frame, COLLECTION, "GetMatches", &(rule, SORT_CANONICAL, 0i32, true))
+        .call(
+            frame,
+            COLLECTION,
+            "GetMatches",
+            &(rule, SORT_CANONICAL, 0i32, true),
+        )
         .await
         .ok()?;
     // Canonical order is pre-order: the last match is the deepest (a document and its field).
@@ -188,12 +192,14 @@ async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<
     let mut out = Vec::new();
     let mut level = vec![obj.clone()];
     for _ in 0..INNER_LABEL_DEPTH {
-        let kids: Vec<ObjRef> = futures_util::future::join_all(level.iter().map(|o| atspi.children(o)))
-            .await
-            .into_iter()
-            .flat_map(|k| k.unwrap_or_default().into_iter().take(MAX_LABEL_CHILDREN))
-            .collect();
-        let nodes = futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
+        let kids: Vec<ObjRef> =
+            futures_util::future::join_all(level.iter().map(|o| atspi.children(o)))
+                .await
+                .into_iter()
+                .flat_map(|k| k.unwrap_or_default().into_iter().take(MAX_LABEL_CHILDREN))
+                .collect();
+        let nodes =
+            futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
         for node in nodes.into_iter().flatten() {
             if node.role.is_text() && !node.name.trim().is_empty() {
                 out.push(node.name);
