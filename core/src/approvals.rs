@@ -124,7 +124,7 @@ impl Approvals {
     /// Files a new pending request (the crop first, so the page never shows a request whose
     /// image is missing) and returns it with its id.
     pub fn request(&self, mut approval: Approval, crop: Option<&[u8]>) -> Result<Approval> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("cannot create", &self.dir, e))?;
+        crate::private::ensure_dir(&self.dir)?;
         approval.id = format!("a{:016x}{:08x}", now_ms(), rand_u32());
         approval.created_ms = now_ms();
         approval.status = Status::Pending;
@@ -195,9 +195,9 @@ impl Approvals {
     }
 
     fn settle(&self, id: &str, status: Status, by: Option<&str>) -> Result<Approval> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("cannot create", &self.dir, e))?;
+        crate::private::ensure_dir(&self.dir)?;
         let lock_path = self.dir.join("approvals.lock");
-        let lock_file = std::fs::OpenOptions::new()
+        let lock_file = crate::private::file_options()
             .create(true)
             .truncate(false)
             .write(true)

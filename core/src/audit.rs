@@ -130,9 +130,9 @@ impl AuditLog {
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
         line.push('\n');
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io("cannot create", dir, e))?;
+            crate::private::ensure_dir(dir)?;
         }
-        let lock_file = std::fs::OpenOptions::new()
+        let lock_file = crate::private::file_options()
             .create(true)
             .truncate(false)
             .write(true)
@@ -141,7 +141,7 @@ impl AuditLog {
         let mut lock = fd_lock::RwLock::new(lock_file);
         let _guard = lock.write().map_err(|e| io("cannot lock", &self.lock, e))?;
         self.purge_expired()?;
-        let mut file = std::fs::OpenOptions::new()
+        let mut file = crate::private::file_options()
             .create(true)
             .append(true)
             .open(&self.path)

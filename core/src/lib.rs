@@ -23,6 +23,7 @@
 //! - [`safety`]: the blocklist gate every acting tool passes; [`receiver`] and [`activation`]:
 //!   what a live probe says will receive an input, and which keyboard input can activate;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page;
+//! - [`private`]: the sessions directory and its files, the user's alone (0700/0600, no links);
 //! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
@@ -42,6 +43,7 @@ pub mod keys;
 pub mod matching;
 pub mod outline;
 pub mod persist;
+pub mod private;
 pub mod question;
 pub mod receiver;
 pub mod role;

@@ -14,14 +14,21 @@ pub fn now_ms() -> u64 {
 
 /// Writes `bytes` to `path` through a hidden temporary file in the same directory and a rename,
 /// so a reader sees the old file or the new one, never half of one. The temporary name
-/// (`.{name}.{pid}.tmp`) never ends in `.json`, so directory scans skip it.
+/// (`.{name}.{pid}.tmp`) never ends in `.json`, so directory scans skip it. The file is created
+/// 0600 and a symbolic link at the temporary name is not followed ([`crate::private`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let written = crate::private::file_options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

@@ -194,7 +194,7 @@ impl Sessions {
                 format!("{what} {}: {e}", path.display()),
             )
         };
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("cannot create", &self.dir, e))?;
+        crate::private::ensure_dir(&self.dir)?;
         let mut record = record.clone();
         record.updated_ms = now_ms();
         let path = self.dir.join(key.file_name());

@@ -163,7 +163,7 @@ impl StateRegistry {
 
     /// Stores a state (atomically) and purges expired ones.
     pub fn save(&self, state: &SavedState) -> Result<()> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("cannot create", &self.dir, e))?;
+        crate::private::ensure_dir(&self.dir)?;
         let path = self.path(&state.state_id, "json")?;
         let bytes = serde_json::to_vec(state)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
@@ -218,7 +218,7 @@ impl StateRegistry {
         if !from.exists() {
             return Err(self.missing(id)?);
         }
-        let claimed = std::fs::OpenOptions::new()
+        let claimed = crate::private::file_options()
             .write(true)
             .create_new(true)
             .open(&to);

@@ -85,8 +85,9 @@ impl TimingStats {
     /// Writes `timing_stats.json` atomically (best effort: history is an optimisation).
     pub fn save(&self, sessions_dir: &Path) {
         let bytes = serde_json::to_vec(self).unwrap_or_default();
-        let _ = std::fs::create_dir_all(sessions_dir)
-            .and_then(|()| crate::persist::write_atomic(&path(sessions_dir), &bytes));
+        if crate::private::ensure_dir(sessions_dir).is_ok() {
+            let _ = crate::persist::write_atomic(&path(sessions_dir), &bytes);
+        }
     }
 
     /// Records a successful call's duration (resets the bump).

@@ -106,6 +106,17 @@ async def test_the_page_operates_windows(page_server, apps, server_env, tmp_path
     assert browser("get", url=f"{url}/api/machines")["status"] == 401
     assert browser("get", url=f"{url}/")["status"] == 401
     assert browser("get", url=f"{url}/?token=wrong-{TOKEN}")["status"] == 401
+    # The cookie holds a random secret of this listener, never the token.
+    import urllib.request
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **k):
+            return None
+    try:
+        urllib.request.build_opener(NoRedirect).open(f"{url}/?token={TOKEN}")
+        raise AssertionError("no redirect")
+    except urllib.error.HTTPError as redirect:
+        status, set_cookie = redirect.code, redirect.headers["Set-Cookie"]
+    assert status == 303 and set_cookie and TOKEN not in set_cookie and "HttpOnly" in set_cookie, set_cookie
     opened = browser("open", url=f"{url}/?token={TOKEN}")
     assert opened["status"] == 200 and opened["url"] == f"{url}/", opened
     options = browser("windows")["options"]
@@ -217,3 +228,33 @@ async def test_a_covered_window_is_brought_to_the_front_on_request(page_server, 
     assert "IMAGE_WINDOW_OBSCURED" in browser("wait_status", contains="IMAGE_WINDOW_OBSCURED")["status"]
     shown = browser("front")
     assert shown["geometry"]["w"] == g["w"], shown
+
+
+async def test_the_tools_never_operate_a_browser_showing_the_page(page_server, server_env, tmp_path):
+    """A model cannot approve its own action by driving a real browser window that shows the
+    Desktop page: every input to that window is refused, confirm_dangerous or not."""
+    url, _browser, _env = page_server
+    chromium = subprocess.Popen(
+        ["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility", f"--user-data-dir={tmp_path}/chr",
+         "--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--disable-default-apps", "--disable-extensions", "--password-store=basic",
+         "--window-size=900,700", f"{url}/?token={TOKEN}"],
+        env=dict(os.environ, **server_env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
+            deadline = time.time() + 40
+            page = None
+            while page is None:
+                assert time.time() < deadline, "no browser window showing the page"
+                err, listing = await call(client, "gui_list", {})
+                page = next((w for w in listing.get("windows", []) if "mcp-computer-use · Desktop" in w["title"]), None)
+                await asyncio.sleep(0.3)
+            err, state = await call(client, "gui_state", {"window_id": page["id"]})
+            assert not err, state
+            for confirm in (False, True):
+                for actions in ([{"type": "click", "x": 40, "y": 40}], [{"type": "key", "keys": "Return"}]):
+                    err, res = await call(client, "gui_action", {"window_id": page["id"], "state_id": state["state_id"],
+                                                                 "confirm_dangerous": confirm, "actions": actions})
+                    assert err and res["error"]["code"] == "UNAUTHORIZED", res
+    finally:
+        chromium.kill()

@@ -3,8 +3,12 @@
 //! denies what the safety gate held back for them.
 //!
 //! Served from the binary (assets embedded, no CDN) under the shared listener rules
-//! (`cu_mcp::http`: a token, loopback unless TLS). A browser opens `/?token=…` once; the token
-//! then lives in an HttpOnly, SameSite=Strict cookie. `Host` is checked against DNS rebinding
+//! (`cu_mcp::http`: a token, loopback unless TLS). A browser opens `/?token=…` once and gets an
+//! HttpOnly, SameSite=Strict cookie that holds a random secret of this listener (never the
+//! token), under a name of its own, so two listeners on one host never share a cookie. The page's
+//! title marks its window: the tools refuse to operate a window that shows it
+//! ([`cu_mcp::service::DESKTOP_PAGE_TITLE`]), so a model cannot approve its own action by driving
+//! a browser. `Host` is checked against DNS rebinding
 //! and a cross-site `Origin` is refused. Input goes through the internal desktop call — never an
 //! MCP tool — and is refused when the window moved since the image it was aimed at.
 
@@ -25,7 +29,34 @@ use serde_json::{json, Value};
 const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
-const COOKIE: &str = "cu_session";
+
+/// A listener's browser session: the cookie's name and the secret it holds, both random.
+#[derive(Clone)]
+struct Session {
+    cookie: String,
+    secret: String,
+}
+
+impl Session {
+    fn new() -> Session {
+        Session {
+            cookie: format!("cu_{}", &random_hex()[..12]),
+            secret: random_hex(),
+        }
+    }
+}
+
+/// 256 bits from the OS's randomness (std's `RandomState` keys are drawn from it).
+fn random_hex() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    (0..4)
+        .map(|i| {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(i);
+            format!("{:016x}", h.finish())
+        })
+        .collect()
+}
 
 /// What the page serves from.
 #[derive(Clone)]
@@ -110,6 +141,7 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
     let token: Arc<str> = Arc::from(options.token.clone().unwrap_or_default());
     let hosts = Arc::new(allowed_hosts(&options.addr));
     let secure = options.tls.is_some();
+    let session = Arc::new(Session::new());
     let ui = Arc::new(webui);
     let with = |f: fn(Arc<WebUi>, HeaderMap, Bytes, Vec<String>) -> HandlerFuture| {
         let ui = ui.clone();
@@ -147,19 +179,21 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
         .route("/api/audit", get(with(audit)))
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
-                let (token, hosts) = (token.clone(), hosts.clone());
-                async move { guard(request, next, &token, &hosts, secure).await }
+                let (token, hosts, session) = (token.clone(), hosts.clone(), session.clone());
+                async move { guard(request, next, &token, &session, &hosts, secure).await }
             },
         ))
 }
 
 type HandlerFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>;
 
-/// Host and Origin checks, then the token (bearer or cookie); `/?token=` sets the cookie.
+/// Host and Origin checks, then the token (bearer) or the session cookie; `/?token=` sets the
+/// cookie.
 async fn guard(
     request: Request,
     next: Next,
     token: &str,
+    session: &Session,
     hosts: &[String],
     secure: bool,
 ) -> Response {
@@ -187,7 +221,9 @@ async fn guard(
     {
         if request.uri().path() == "/" && constant_time_eq(given.as_bytes(), token.as_bytes()) {
             let cookie = format!(
-                "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/{}",
+                "{}={}; HttpOnly; SameSite=Strict; Path=/{}",
+                session.cookie,
+                session.secret,
                 if secure { "; Secure" } else { "" }
             );
             return (
@@ -213,11 +249,11 @@ async fn guard(
         .flat_map(|v| v.split(';'))
         .find_map(|kv| {
             kv.trim()
-                .strip_prefix(&format!("{COOKIE}="))
+                .strip_prefix(&format!("{}=", session.cookie))
                 .map(str::to_owned)
         });
     let ok = bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), token.as_bytes()))
-        || cookie.is_some_and(|c| constant_time_eq(c.as_bytes(), token.as_bytes()));
+        || cookie.is_some_and(|c| constant_time_eq(c.as_bytes(), session.secret.as_bytes()));
     if !ok {
         if request.uri().path().starts_with("/api/") {
             return cu_mcp::http::unauthorized();
@@ -409,4 +445,21 @@ fn audit(ui: Arc<WebUi>, _: HeaderMap, _: Bytes, _: Vec<String>) -> HandlerFutur
             .collect();
         json_ok(json!({ "records": recent }))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_random_and_the_page_carries_the_title_the_tools_refuse() {
+        let (a, b) = (Session::new(), Session::new());
+        assert_ne!(a.secret, b.secret);
+        assert_ne!(a.cookie, b.cookie);
+        assert_eq!(a.secret.len(), 64);
+        assert!(INDEX.contains(&format!(
+            "<title>{}</title>",
+            cu_mcp::service::DESKTOP_PAGE_TITLE
+        )));
+    }
 }

@@ -66,9 +66,10 @@ pub(super) fn load(
     cwd: &Path,
 ) -> Result<Config, ConfigError> {
     let mut config = Config::defaults(env);
-    if let Some(path) = find_file(env, cwd)? {
-        apply_file(&mut config, &path)?;
-        config.file = Some(path);
+    let user = find_file(env)?;
+    if let Some(path) = &user {
+        apply_file(&mut config, path)?;
+        config.file = Some(path.clone());
     }
     for setting in SETTINGS {
         if let Some(raw) = env(setting.env) {
@@ -81,14 +82,49 @@ pub(super) fn load(
             (setting.apply)(&mut config, value);
         }
     }
+    let project = cwd.join("mcp-computer-use.toml");
+    if project.is_file() && !same_file(&project, user.as_deref()) {
+        tighten(&mut config, &project)?;
+        config.project_file = Some(project);
+    }
     check_consistency(&config)?;
     Ok(config)
 }
 
-fn find_file(
-    env: &dyn Fn(&str) -> Option<String>,
-    cwd: &Path,
-) -> Result<Option<PathBuf>, ConfigError> {
+fn same_file(a: &Path, b: Option<&Path>) -> bool {
+    b.is_some_and(|b| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    })
+}
+
+/// Applies a project file that may only tighten: more blocked words, approvals on, lower limits.
+fn tighten(config: &mut Config, path: &Path) -> Result<(), ConfigError> {
+    let mut wanted = config.clone();
+    wanted.safety_blocklist.clear();
+    wanted.safety_blocklist_extra.clear();
+    apply_file_keys(&mut wanted, path, |key| {
+        if super::PROJECT_KEYS.contains(&key) {
+            Ok(())
+        } else {
+            Err(format!(
+                "a project file in the working directory may only tighten: it may set {}; {key} belongs in your own file (MCP_CU_CONFIG, or ~/.config/mcp-computer-use/config.toml)",
+                super::PROJECT_KEYS.join(", ")
+            ))
+        }
+    })?;
+    config.safety_blocklist.extend(wanted.safety_blocklist);
+    config
+        .safety_blocklist_extra
+        .extend(wanted.safety_blocklist_extra);
+    config.approvals |= wanted.approvals;
+    config.max_type_chars = config.max_type_chars.min(wanted.max_type_chars);
+    config.max_question_chars = config.max_question_chars.min(wanted.max_question_chars);
+    Ok(())
+}
+
+/// The user's own file: `MCP_CU_CONFIG`, else `~/.config/mcp-computer-use/config.toml`.
+fn find_file(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, ConfigError> {
     if let Some(explicit) = env("MCP_CU_CONFIG").filter(|p| !p.is_empty()) {
         let path = PathBuf::from(explicit);
         return if path.is_file() {
@@ -100,10 +136,6 @@ fn find_file(
                 problem: format!("{} does not exist or is not a file", path.display()),
             })
         };
-    }
-    let local = cwd.join("mcp-computer-use.toml");
-    if local.is_file() {
-        return Ok(Some(local));
     }
     let home = env("HOME")
         .filter(|h| !h.is_empty())
@@ -118,6 +150,15 @@ fn find_file(
 }
 
 fn apply_file(config: &mut Config, path: &Path) -> Result<(), ConfigError> {
+    apply_file_keys(config, path, |_| Ok(()))
+}
+
+/// Applies a file's keys, each first allowed by `allow` (which says why not).
+fn apply_file_keys(
+    config: &mut Config,
+    path: &Path,
+    allow: impl Fn(&str) -> Result<(), String>,
+) -> Result<(), ConfigError> {
     let source = || ConfigSource::File(path.to_owned());
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
         source: source(),
@@ -131,6 +172,11 @@ fn apply_file(config: &mut Config, path: &Path) -> Result<(), ConfigError> {
     })?;
     for (section, body) in &table {
         if section == "machines" {
+            allow("machines").map_err(|problem| ConfigError {
+                source: source(),
+                key: "machines".into(),
+                problem,
+            })?;
             let machines = body.as_table().ok_or_else(|| ConfigError {
                 source: source(),
                 key: "machines".into(),
@@ -166,6 +212,11 @@ fn apply_file(config: &mut Config, path: &Path) -> Result<(), ConfigError> {
                     key,
                 });
             };
+            allow(setting.key).map_err(|problem| ConfigError {
+                source: source(),
+                key: key.clone(),
+                problem,
+            })?;
             let value = parse_toml(setting, value).map_err(|problem| ConfigError {
                 source: source(),
                 key: key.clone(),

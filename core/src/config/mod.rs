@@ -1,8 +1,11 @@
-//! Configuration: defaults < TOML file < `MCP_CU_*` environment, validated.
+//! Configuration: defaults < the user's TOML file < `MCP_CU_*` environment < a project file that
+//! can only tighten, validated.
 //!
-//! The file is the first that exists of `MCP_CU_CONFIG`, `./mcp-computer-use.toml` and
-//! `~/.config/mcp-computer-use/config.toml` (`%USERPROFILE%\.config\…` on Windows); files are
-//! not merged. Environment variables then override single settings.
+//! The user's file is `MCP_CU_CONFIG` if set, else `~/.config/mcp-computer-use/config.toml`
+//! (`%USERPROFILE%\.config\…` on Windows). Environment variables then override single settings.
+//! A `./mcp-computer-use.toml` in the working directory (a cloned repository can carry one) is
+//! applied last and may only tighten ([`PROJECT_KEYS`]): add blocked words, turn approvals on,
+//! lower limits; any other key in it is an error naming the key.
 //!
 //! Every setting is declared once, in [`settings::SETTINGS`]: its TOML key, its environment
 //! variable, its type and range, and where it lands in [`Config`]. Loading checks every value
@@ -109,7 +112,21 @@ pub struct Config {
     /// Where the configuration came from (for `--health` and error messages).
     #[serde(skip)]
     pub file: Option<PathBuf>,
+    /// A project file in the working directory that tightened it (see [`PROJECT_KEYS`]).
+    #[serde(skip)]
+    pub project_file: Option<PathBuf>,
 }
+
+/// What a project file (`./mcp-computer-use.toml`, which a cloned repository can carry) may set:
+/// it can add blocked words, turn approvals on and lower limits, never loosen anything or say
+/// where window text is sent.
+pub const PROJECT_KEYS: &[&str] = &[
+    "safety.blocklist",
+    "safety.blocklist_extra",
+    "safety.approvals",
+    "limits.max_type_chars",
+    "limits.max_question_chars",
+];
 
 impl Config {
     /// The built-in defaults, with `sessions_dir` derived from `env`.
@@ -151,6 +168,7 @@ impl Config {
             health_port: 8765,
             machines: Vec::new(),
             file: None,
+            project_file: None,
         }
     }
 
@@ -206,7 +224,9 @@ fn default_state_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     }
     match non_empty("HOME").or_else(|| non_empty("USERPROFILE")) {
         Some(home) => PathBuf::from(home).join(".local/state").join(APP),
-        None => std::env::temp_dir().join(APP),
+        // No shared fallback (a /tmp directory others can create first): the sessions
+        // directory must then be set; `private::ensure_dir` says so.
+        None => PathBuf::new(),
     }
 }
 

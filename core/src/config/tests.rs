@@ -5,6 +5,11 @@ use std::path::Path;
 
 use super::*;
 
+/// The user's own file under the fixture's HOME.
+const USER: &str = "home/.config/mcp-computer-use/config.toml";
+/// A project file in the working directory (a cloned repository can carry one).
+const PROJECT: &str = "mcp-computer-use.toml";
+
 struct Fixture {
     dir: tempfile::TempDir,
     env: HashMap<String, String>,
@@ -101,7 +106,7 @@ fn defaults_match_the_brief() {
 fn file_overrides_defaults_and_env_overrides_file() {
     let mut f = Fixture::new();
     f.write(
-        "mcp-computer-use.toml",
+        USER,
         "[model]\nname = \"llama3\"\nnum_ctx = 4096\n[memory]\nkeep_alive_idle = \"5m\"\n",
     );
     let c = f.ok();
@@ -120,13 +125,78 @@ fn file_overrides_defaults_and_env_overrides_file() {
 #[test]
 fn explicit_file_wins_and_files_are_not_merged() {
     let mut f = Fixture::new();
-    f.write("mcp-computer-use.toml", "[model]\nnum_ctx = 4096\n");
+    f.write(USER, "[model]\nnum_ctx = 4096\n");
     let other = f.write("elsewhere/cfg.toml", "[model]\nname = \"other\"\n");
     f.set("MCP_CU_CONFIG", &other.display().to_string());
     let c = f.ok();
     assert_eq!(c.model, "other");
-    assert_eq!(c.num_ctx, 8192, "the local file is not merged in");
+    assert_eq!(c.num_ctx, 8192, "the user file under HOME is not merged in");
     assert_eq!(c.file.as_deref(), Some(other.as_path()));
+}
+
+#[test]
+fn a_project_file_can_only_tighten() {
+    let mut f = Fixture::new();
+    f.write(
+        USER,
+        "[limits]\nmax_type_chars = 500\n[safety]\nblocklist = [\"Wipe\"]\n",
+    );
+    f.write(
+        PROJECT,
+        "[safety]\napprovals = true\nblocklist_extra = [\"Purge\"]\n[limits]\nmax_type_chars = 100\nmax_question_chars = 9999\n",
+    );
+    let c = f.ok();
+    assert!(c.approvals, "a project file can turn approvals on");
+    assert_eq!(c.max_type_chars, 100, "and lower limits");
+    assert_eq!(c.max_question_chars, 300, "but never raise them");
+    assert_eq!(
+        c.extra_blocked_words(),
+        vec!["Wipe", "Purge"],
+        "and add words"
+    );
+    assert_eq!(
+        c.project_file.as_deref(),
+        Some(f.cwd().join(PROJECT).as_path())
+    );
+    // The environment cannot be undone by it either.
+    f.set("MCP_CU_APPROVALS", "1")
+        .set("MCP_CU_MAX_TYPE_CHARS", "50");
+    f.write(
+        PROJECT,
+        "[safety]\napprovals = false\n[limits]\nmax_type_chars = 100000\n",
+    );
+    let c = f.ok();
+    assert!(c.approvals);
+    assert_eq!(c.max_type_chars, 50);
+}
+
+#[test]
+fn a_project_file_cannot_say_where_window_text_goes_or_loosen_anything() {
+    for (text, key) in [
+        (
+            "[model]\nollama_url = \"http://evil.example:11434\"\n",
+            "model.ollama_url",
+        ),
+        ("[model]\nname = \"x\"\n", "model.name"),
+        ("[sessions]\ndir = \"/tmp/shared\"\n", "sessions.dir"),
+        (
+            "[machines.lab]\nurl = \"https://10.0.0.1:8443/mcp\"\n",
+            "machines",
+        ),
+        ("[timeouts]\nbase = 10\n", "timeouts.base"),
+    ] {
+        let f = Fixture::new();
+        f.write(PROJECT, text);
+        let e = f.err();
+        assert_eq!(e.key, key, "{e}");
+        assert!(e.problem.contains("only tighten"), "{e}");
+        assert!(matches!(e.source, ConfigSource::File(_)));
+    }
+    // Pointed at explicitly, the same file is the user's own and may set anything.
+    let mut f = Fixture::new();
+    let path = f.write(PROJECT, "[model]\nname = \"llama3\"\n");
+    f.set("MCP_CU_CONFIG", &path.display().to_string());
+    assert_eq!(f.ok().model, "llama3");
 }
 
 #[test]
@@ -151,7 +221,7 @@ fn missing_explicit_file_is_an_error() {
 #[test]
 fn unknown_key_names_the_key_the_file_and_the_known_keys() {
     let f = Fixture::new();
-    let path = f.write("mcp-computer-use.toml", "[model]\nnmae = \"x\"\n");
+    let path = f.write(USER, "[model]\nnmae = \"x\"\n");
     let e = f.err();
     assert_eq!(e.key, "model.nmae");
     assert_eq!(e.source, ConfigSource::File(path));
@@ -161,7 +231,7 @@ fn unknown_key_names_the_key_the_file_and_the_known_keys() {
 #[test]
 fn unknown_section_lists_the_sections() {
     let f = Fixture::new();
-    f.write("mcp-computer-use.toml", "[modle]\nname = \"x\"\n");
+    f.write(USER, "[modle]\nname = \"x\"\n");
     let e = f.err();
     assert!(
         e.problem.contains("unknown section [modle]") && e.problem.contains("model"),
@@ -172,7 +242,7 @@ fn unknown_section_lists_the_sections() {
 #[test]
 fn wrong_type_in_file_says_what_was_expected() {
     let f = Fixture::new();
-    f.write("mcp-computer-use.toml", "[model]\nnum_ctx = \"big\"\n");
+    f.write(USER, "[model]\nnum_ctx = \"big\"\n");
     let e = f.err();
     assert_eq!(e.key, "model.num_ctx");
     assert!(
@@ -184,7 +254,7 @@ fn wrong_type_in_file_says_what_was_expected() {
 #[test]
 fn out_of_range_in_file_and_env() {
     let f = Fixture::new();
-    f.write("mcp-computer-use.toml", "[timeouts]\nadaptive_window = 0\n");
+    f.write(USER, "[timeouts]\nadaptive_window = 0\n");
     let e = f.err();
     assert_eq!(e.key, "timeouts.adaptive_window");
     assert!(e.problem.contains("out of range"), "{e}");
@@ -226,7 +296,7 @@ fn bad_env_values_name_the_variable() {
 #[test]
 fn syntax_error_names_the_file() {
     let f = Fixture::new();
-    let path = f.write("mcp-computer-use.toml", "[model\nname=1");
+    let path = f.write(USER, "[model\nname=1");
     let e = f.err();
     assert_eq!(e.source, ConfigSource::File(path));
     assert!(e.problem.contains("not valid TOML"), "{e}");
@@ -245,7 +315,7 @@ fn inconsistent_min_max_is_refused() {
 fn blocklist_words_add_from_both_keys_and_env() {
     let mut f = Fixture::new();
     f.write(
-        "mcp-computer-use.toml",
+        USER,
         "[safety]\nblocklist = [\"Wipe\"]\nblocklist_extra = [\"נקה\", \"Wipe\"]\n",
     );
     assert_eq!(f.ok().extra_blocked_words(), vec!["Wipe", "נקה"]);
@@ -296,7 +366,7 @@ fn example_file_is_valid_and_documents_every_setting() {
         .collect::<Vec<_>>()
         .join("\n");
     let f = Fixture::new();
-    f.write("mcp-computer-use.toml", &uncommented);
+    f.write(USER, &uncommented);
     let mut loaded = f.ok();
     let mut defaults = Fixture::new().ok();
     loaded.file = None;

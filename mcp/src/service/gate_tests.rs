@@ -492,6 +492,47 @@ fn click_and_type_text_by_label_go_through_the_same_gate() {
     });
 }
 
+#[test]
+fn the_desktop_page_is_never_operated_by_the_tools() {
+    let lab = lab();
+    block_on(async {
+        let page = format!(
+            "title: {} — Chromium\n---\nwindow \"page\" @0,0 300x100\n  button \"Approve\" @10,10 80x30\n",
+            super::guard::DESKTOP_PAGE_TITLE
+        );
+        let w = match lab.backend.open(&page, Point::new(0, 0)) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        };
+        let (state, outline) = lab
+            .observe_with(StateRequest {
+                window_id: w.0.clone(),
+                ..StateRequest::default()
+            })
+            .await;
+        let approve = Lab::id(&outline, "Approve");
+        for actions in [
+            vec![on("click", &approve)],
+            vec![at("click", 50, 25)],
+            vec![key("Return")],
+        ] {
+            let e = lab
+                .service
+                .gui_action(&ActionRequest {
+                    window_id: w.0.clone(),
+                    state_id: state.clone(),
+                    actions,
+                    confirm_dangerous: true,
+                })
+                .await
+                .err();
+            assert_eq!(e.map(|e| e.code), Some(ErrorCode::Unauthorized));
+        }
+        assert!(lab.backend.presses().is_empty());
+        assert!(lab.usable(&state));
+    });
+}
+
 mod property {
     use proptest::prelude::*;
 

@@ -269,6 +269,7 @@ impl<'s> Sender<'s> {
                 same_as_approved(&Ok(probe), &Ok(again))?;
             }
         }
+        self.not_the_desktop_page().await?;
         self.take_baseline().await;
         self.commit()?;
         self.sent = true;
@@ -282,7 +283,26 @@ impl<'s> Sender<'s> {
         done
     }
 
+    /// Refuses to operate a window that shows the Desktop page (read live: a browser's title is
+    /// its active tab's).
+    async fn not_the_desktop_page(&self) -> Result<()> {
+        if self
+            .svc
+            .title_of(&self.window)
+            .await
+            .contains(DESKTOP_PAGE_TITLE)
+        {
+            return Err(Error::new(
+                ErrorCode::Unauthorized,
+                "this window shows the Desktop page of mcp-computer-use, where people approve what the safety gate held back; the tools never operate it",
+            )
+            .with_suggestion("Ask the person to decide on the page themselves."));
+        }
+        Ok(())
+    }
+
     async fn send(&mut self, event: &InputEvent) -> Result<()> {
+        self.not_the_desktop_page().await?;
         self.take_baseline().await;
         self.commit()?;
         self.sent = true;
@@ -617,6 +637,11 @@ struct Unsettled {
 const SETTLE: Duration = Duration::from_millis(700);
 /// Between two reads of focus while it settles.
 const POLL: Duration = Duration::from_millis(15);
+
+/// The Desktop page's title (`webui/src/assets/index.html`): a window showing it is the page
+/// where a person approves what the gate held back, and the tools never operate it, so a model
+/// cannot approve its own action by driving a browser that shows the page.
+pub const DESKTOP_PAGE_TITLE: &str = "mcp-computer-use · Desktop";
 
 /// The rule named when the gate cannot tell what would receive an input.
 pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
 pub use desktop::{DesktopAnswer, DesktopRequest};
+pub use guard::DESKTOP_PAGE_TITLE;
 pub use label::{
     ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
 };

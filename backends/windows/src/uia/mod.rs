@@ -7,6 +7,7 @@
 
 mod capture;
 mod input;
+mod probe;
 mod thread;
 mod tree;
 mod win32;
@@ -22,6 +23,8 @@ use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::geometry::Point;
+use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
@@ -240,5 +243,31 @@ impl Backend for WindowsBackend {
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let hwnd = self.window(window).await?.hwnd;
         blocking(move || win32::activate(hwnd)).await
+    }
+
+    async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {
+        let listed = self.window(window).await?;
+        let frame = tree::Frame {
+            physical: listed.frame,
+            dpi: listed.dpi,
+        };
+        let hwnd = listed.hwnd;
+        self.uia(ACTION_TIMEOUT, move |automation| {
+            probe::element_at(automation, hwnd, frame, at)
+        })
+        .await
+    }
+
+    async fn focused(&self, window: &WindowId) -> Result<Probe> {
+        let listed = self.window(window).await?;
+        let frame = tree::Frame {
+            physical: listed.frame,
+            dpi: listed.dpi,
+        };
+        let hwnd = listed.hwnd;
+        self.uia(ACTION_TIMEOUT, move |automation| {
+            probe::focused(automation, hwnd, frame)
+        })
+        .await
     }
 }

@@ -89,7 +89,7 @@ pub(super) struct Frame {
     pub dpi: u32,
 }
 
-fn uia_error(code: ErrorCode, what: &str, e: &uiautomation::Error) -> Error {
+pub(super) fn uia_error(code: ErrorCode, what: &str, e: &uiautomation::Error) -> Error {
     // UIA_E_ELEMENTNOTAVAILABLE: the element is gone.
     if e.result().is_some_and(|hr| hr.0 as u32 == 0x8004_0201) {
         return Error::new(
@@ -102,7 +102,7 @@ fn uia_error(code: ErrorCode, what: &str, e: &uiautomation::Error) -> Error {
 }
 
 /// The window's own UI Automation element.
-fn window_element(automation: &UIAutomation, window: isize) -> Result<UIElement> {
+pub(super) fn window_element(automation: &UIAutomation, window: isize) -> Result<UIElement> {
     automation
         .element_from_handle(hwnd(window).into())
         .map_err(|e| {
@@ -176,6 +176,15 @@ pub(super) fn snapshot(
         )
         .with_suggestion("The application may be busy; try again.")
     })
+}
+
+/// Reads one live element into a node (no text contents), for the gate's probes.
+pub(super) fn live_reader(frame: Frame) -> impl Fn(&UIElement) -> Option<Node> {
+    let reader = Reader {
+        frame,
+        read_text: false,
+    };
+    move |element| reader.node(&|p| element.get_property_value(p).ok())
 }
 
 /// Reads a node from property values, cached or live.
