@@ -46,6 +46,7 @@ fn create(dir: &Path) -> Result<()> {
             create(parent)?;
         }
     }
+    #[allow(unused_mut)]
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     {

@@ -77,6 +77,32 @@ fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
     out
 }
 
+/// Where `needle` occurs in `haystack`, ignoring case, as a byte range of `haystack` itself.
+///
+/// The one way to search case-insensitively and then slice the original: offsets found in a
+/// lower-cased copy are wrong wherever a character's lower case has another length ("İ", the
+/// KELVIN SIGN), and slicing with them panicked or cut the wrong text.
+pub fn find_ignore_case(haystack: &str, needle: &str) -> Option<std::ops::Range<usize>> {
+    let want: Vec<char> = needle.chars().flat_map(char::to_lowercase).collect();
+    if want.is_empty() {
+        return Some(0..0);
+    }
+    for (start, _) in haystack.char_indices() {
+        let mut matched = 0;
+        for (offset, c) in haystack[start..].char_indices() {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            if want.get(matched..matched + lower.len()) != Some(&lower[..]) {
+                break;
+            }
+            matched += lower.len();
+            if matched == want.len() {
+                return Some(start..start + offset + c.len_utf8());
+            }
+        }
+    }
+    None
+}
+
 /// Splits normalized text into words: runs of letters, marks and digits.
 pub fn words(normalized: &str) -> Vec<&str> {
     normalized
@@ -140,6 +166,20 @@ mod tests {
     fn nfkc_unifies_compatibility_forms() {
         assert_eq!(normalize("Ｄｅｌｅｔｅ"), "delete");
         assert_eq!(normalize("ﬁle"), "file");
+    }
+
+    #[test]
+    fn regression_case_insensitive_find_returns_offsets_into_the_original() {
+        let line = "İ next step:é";
+        let r = find_ignore_case(line, "NEXT STEP:").unwrap_or(0..0);
+        assert_eq!(&line[r.clone()], "next step:");
+        assert_eq!(&line[r.end..], "é");
+        let line = "İİ next step: do it é";
+        let r = find_ignore_case(line, "next step:").unwrap_or(0..0);
+        assert_eq!(line[r.end..].trim(), "do it é");
+        assert_eq!(find_ignore_case("\u{212A}elvin", "kelvin"), Some(0..8));
+        assert_eq!(find_ignore_case("abc", "x"), None);
+        assert_eq!(find_ignore_case("", ""), Some(0..0));
     }
 
     #[test]

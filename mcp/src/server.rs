@@ -335,9 +335,30 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let result = match self.call(&request.name, args).await {
-            Ok(result) => result,
-            Err(e) => error_result(&e),
+        // A panic inside one tool call answers that call with INTERNAL at once; the server and
+        // the next call go on (the first round's look_at_screen never answered after one).
+        let call = std::panic::AssertUnwindSafe(self.call(&request.name, args));
+        let result = match futures_util::FutureExt::catch_unwind(call).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => error_result(&e),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(tool = %request.name, "tool call panicked: {what}");
+                error_result(
+                    &Error::new(
+                        cu_core::ErrorCode::Internal,
+                        format!(
+                            "{} failed inside mcp-computer-use (a bug): {what}",
+                            request.name
+                        ),
+                    )
+                    .with_suggestion("Try again; if it repeats, report it with the server's log."),
+                )
+            }
         };
         Ok(result.into())
     }

@@ -402,10 +402,9 @@ pub fn failures(lines: &[String]) -> Vec<String> {
 /// Lines after a "Next steps:" / "השלב הבא:" marker, or the marker line's own rest.
 pub fn next_step(lines: &[String]) -> Option<String> {
     for (i, line) in lines.iter().enumerate() {
-        let lower = line.to_lowercase();
         for marker in ["next steps:", "next step:", "השלב הבא:"] {
-            if let Some(at) = lower.find(marker) {
-                let rest = line[at + marker.len()..].trim();
+            if let Some(found) = crate::text::find_ignore_case(line, marker) {
+                let rest = line[found.end..].trim();
                 let text = if rest.is_empty() {
                     lines.get(i + 1).map(String::as_str).unwrap_or("")
                 } else {

@@ -365,7 +365,8 @@ impl<'s> Sender<'s> {
     }
 
     async fn settled_focus(&self, u: Unsettled) -> Result<Probe> {
-        let deadline = u.sent + SETTLE;
+        let settle = SETTLE.min(self.svc.effect_wait);
+        let deadline = u.sent + settle;
         let receiver = |p: &Result<Probe>| match p {
             Ok(p) => Some(p.receiver().map(|n| n.identity.clone())),
             Err(_) => None,
@@ -392,7 +393,7 @@ impl<'s> Sender<'s> {
                         ErrorCode::Timeout,
                         format!(
                             "focus did not visibly move within {} ms of a Tab",
-                            SETTLE.as_millis()
+                            settle.as_millis()
                         ),
                     ))
                 } else {
@@ -633,7 +634,8 @@ struct Unsettled {
     sent: Instant,
 }
 
-/// How long the app gets to show that it handled input which may move focus.
+/// How long the app gets to show that it handled input which may move focus (at most the
+/// service's effect wait).
 const SETTLE: Duration = Duration::from_millis(700);
 /// Between two reads of focus while it settles.
 const POLL: Duration = Duration::from_millis(15);

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 use accessibility_sys::{
     kAXErrorSuccess, kAXValueTypeAXError, kAXValueTypeCGPoint, kAXValueTypeCGSize, AXError,
-    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue,
+    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyElementAtPosition,
     AXUIElementCopyMultipleAttributeValues, AXUIElementCreateApplication, AXUIElementGetTypeID,
     AXUIElementIsAttributeSettable, AXUIElementPerformAction, AXUIElementRef,
     AXUIElementSetAttributeValue, AXUIElementSetMessagingTimeout, AXValueGetType, AXValueGetTypeID,
@@ -68,6 +68,15 @@ impl AxElement {
         // SAFETY: a valid element; the timeout applies to calls on it and its descendants.
         unsafe { AXUIElementSetMessagingTimeout(app.raw(), MESSAGING_TIMEOUT_S) };
         Some(app)
+    }
+
+    /// The deepest element of this application at a global point (top-left origin, points).
+    pub(super) fn element_at_position(&self, x: f64, y: f64) -> Result<Option<AxElement>, AXError> {
+        let mut out: AXUIElementRef = std::ptr::null_mut();
+        // SAFETY: `self` is a valid application element; `out` receives a retained element
+        // (create rule) on success.
+        ok(unsafe { AXUIElementCopyElementAtPosition(self.raw(), x as f32, y as f32, &mut out) })?;
+        Ok(AxElement::from_create_rule(out))
     }
 
     fn from_create_rule(raw: AXUIElementRef) -> Option<AxElement> {

@@ -8,6 +8,7 @@
 mod capture;
 mod element;
 mod events;
+mod probe;
 mod tree;
 mod windows;
 
@@ -20,6 +21,8 @@ use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::geometry::Point;
+use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
@@ -281,5 +284,23 @@ impl Backend for MacBackend {
     async fn activate(&self, id: &WindowId) -> Result<()> {
         let id = id.clone();
         blocking(move || activate_now(&window(&id)?)).await
+    }
+
+    async fn element_at(&self, id: &WindowId, at: Point) -> Result<Probe> {
+        let id = id.clone();
+        blocking(move || {
+            let l = window(&id)?;
+            probe::element_at(l.cg.pid, &l.element, l.cg.bounds, at)
+        })
+        .await
+    }
+
+    async fn focused(&self, id: &WindowId) -> Result<Probe> {
+        let id = id.clone();
+        blocking(move || {
+            let l = window(&id)?;
+            probe::focused(l.cg.pid, &l.element, l.cg.bounds)
+        })
+        .await
     }
 }

@@ -64,6 +64,18 @@ pub(super) fn snapshot(
     walk_tree(&mut source, root, options, deadline)
 }
 
+/// One element read like the walk reads it (no text contents), for the gate's probes; `path` is
+/// its index path from the window.
+pub(super) fn read_node(element: &AxElement, path: Vec<u32>, window_frame: Rect) -> Option<Node> {
+    let mut source = Source {
+        names: names(ATTRIBUTES),
+        window_frame,
+        read_text: false,
+        children: Vec::new(),
+    };
+    source.node(&(element.clone(), path))
+}
+
 struct Source {
     names: CFArray<CFString>,
     window_frame: Rect,

@@ -74,7 +74,7 @@ fn path_to(
     }
     chain.reverse();
     let reader = tree::live_reader(frame);
-    let nodes: Vec<Node> = chain.iter().filter_map(|e| reader(e)).collect();
+    let nodes: Vec<Node> = chain.iter().filter_map(&reader).collect();
     if nodes.len() != chain.len() || nodes.len() <= 1 {
         return Ok(Probe::nothing());
     }
