@@ -3,12 +3,15 @@ confirmation is refused on zenity (GTK 3), a GTK 4 dialog, a Qt 6 window and the
 Chromium and Firefox, and passes with confirm_dangerous. Whether Delete was pressed is read
 independently of our answers: zenity's process exit, the apps' own "deleted"/"clicks" counters
 over AT-SPI (our outline), the page's text."""
+import os
 import re
+import subprocess
 import time
 
 import pytest
+from mcp import Client, StdioServerParameters
 
-from conftest import call, element, observe, window_of
+from conftest import BIN, call, element, observe, window_of
 
 pytestmark = pytest.mark.anyio
 
@@ -107,3 +110,59 @@ async def test_every_path_to_delete_is_refused_until_confirmed(connect, apps, ki
             assert time.time() < deadline, (kind, "a confirmed click did not press Delete")
             time.sleep(0.1)
 
+
+
+async def test_regression_format_in_libreoffices_menu_bar_opens_without_confirmation(server_env, tmp_path):
+    """LibreOffice Writer, driven through the tools only: opening menus ("Format", "Edit", the
+    "Track Changes" submenu) is not an action; the item "Accept All" is judged, by id and by its
+    point, and a point on the open popup (an X window of its own, outside the frame's hit test)
+    fails closed."""
+    env = dict(os.environ, **server_env, SAL_USE_VCLPLUGIN="gtk3")
+    office = subprocess.Popen(["soffice", "--writer", "--norestore", "--nologo",
+                               f"-env:UserInstallation=file://{tmp_path}/lo-profile"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+            deadline = time.time() + 120
+            writer = None
+            while writer is None:
+                assert time.time() < deadline, "no LibreOffice Writer window"
+                err, listing = await call(client, "gui_list", {})
+                writer = next((w for w in listing.get("windows", []) if "LibreOffice Writer" in w["title"]), None)
+                time.sleep(0.5)
+            wid = writer["id"]
+
+            async def menu(name, role="menu"):
+                for _ in range(40):
+                    state = await observe(client, wid, all=True, max_elements=3000)
+                    m = re.search(r'(e\d+) %s "%s"(?: @(\d+),(\d+))?' % (role, re.escape(name)), state["outline"])
+                    if m and (role == "menu" or m.group(2)):
+                        return state, m.group(1), (int(m.group(2)), int(m.group(3))) if m.group(2) else None
+                    time.sleep(0.25)
+                raise AssertionError(f"no {role} {name!r}")
+
+            state, fmt, _ = await menu("Format")
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": [{"type": "click", "element_id": fmt}]})
+            assert not err, ("opening Format needs no confirmation", res)
+            state = await observe(client, wid, max_elements=1)
+            await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"], "actions": [{"type": "key", "keys": "Escape"}]})
+            state, edit, _ = await menu("Edit")
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": [{"type": "click", "element_id": edit}]})
+            assert not err, res
+            state, track, _ = await menu("Track Changes")
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": [{"type": "click", "element_id": track}]})
+            assert not err, res
+            state, accept, point = await menu("Accept All", role="menu_item")
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": [{"type": "click", "element_id": accept}]})
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+            small = await observe(client, wid, max_elements=1)
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": small["state_id"],
+                                                         "actions": [{"type": "click", "x": point[0], "y": point[1]}]})
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+    finally:
+        office.kill()
+        subprocess.run(["pkill", "-KILL", "-f", f"{tmp_path}/lo-profile"], check=False)

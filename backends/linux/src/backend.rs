@@ -666,7 +666,18 @@ impl Backend for LinuxBackend {
         let entry = c.live_entry(window).await?;
         if entry.info.bounds.is_some() {
             // Refuses a point outside the window.
-            Connected::to_root(&entry, at)?;
+            let root = Connected::to_root(&entry, at)?;
+            if let (Some(x), Some(xid)) = (c.x11.clone(), entry.xid) {
+                if !blocking(move || x.reaches(xid, root)).await? {
+                    // What is drawn there belongs to another top-level (an open popup menu): the
+                    // frame's tree cannot say what it is.
+                    return Err(Error::new(
+                        ErrorCode::ActionNotSupported,
+                        "another window (a popup menu, a dialog) covers this point",
+                    )
+                    .with_suggestion("Act on the element by its id from a fresh gui_state."));
+                }
+            }
         }
         probe::element_at(&c.atspi, &entry.frame, entry.placement(), at).await
     }

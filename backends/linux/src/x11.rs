@@ -471,6 +471,20 @@ impl X11 {
         Ok(None)
     }
 
+    /// Whether a press at the root point `at` reaches `id`'s own top-level: false when another
+    /// top-level is stacked over it there (a popup menu, which is an override-redirect window
+    /// of its own, a dialog, another application's window).
+    pub(crate) fn reaches(&self, id: Window, at: Point) -> Result<bool> {
+        let top = self.toplevel_of(id)?;
+        let hit = self
+            .conn
+            .translate_coordinates(self.root, self.root, at.x as i16, at.y as i16)
+            .map_err(|e| x_err("translate_coordinates", e))?
+            .reply()
+            .map_err(|e| x_err("translate_coordinates", e))?;
+        Ok(hit.child == top)
+    }
+
     fn toplevel_of(&self, mut id: Window) -> Result<Window> {
         for _ in 0..64 {
             let tree = self

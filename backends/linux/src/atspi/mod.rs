@@ -306,6 +306,14 @@ impl Atspi {
         }
     }
 
+    /// The application object of the app behind `bus` (its top-level windows are its children).
+    pub(crate) fn app_root(bus: &str) -> ObjRef {
+        ObjRef {
+            bus: bus.to_owned(),
+            path: OwnedObjectPath::try_from(ROOT_PATH).unwrap_or_default(),
+        }
+    }
+
     /// The process id behind a bus name.
     pub(crate) async fn pid_of(&self, bus: &str) -> Option<u32> {
         let dbus = ObjRef {

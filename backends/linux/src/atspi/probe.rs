@@ -2,7 +2,9 @@
 //!
 //! - [`element_at`]: the toolkit's own hit test, `Component.GetAccessibleAtPoint`, asked again of
 //!   each element it returns until it returns nothing deeper (atk-bridge and Qt answer one level
-//!   per call), from the window's frame down.
+//!   per call), from the window's frame down. A point another top-level covers (an open popup
+//!   menu is an X window of its own, drawn over the frame, and LibreOffice's is not even in the
+//!   frame's hit test) is refused before this by the X11 check in the backend.
 //! - [`focused`]: `Collection.GetMatches` for the FOCUSED state under the frame (one call where
 //!   the toolkit implements Collection: GTK 3, Firefox, Chromium), else a bounded walk of the
 //!   window looking for the focused element (Qt, GTK 4).
@@ -86,11 +88,30 @@ pub(crate) async fn element_at(
     Ok(probe)
 }
 
-/// The focused element under `frame`, if any.
+/// The focused element of `frame`'s application that keys sent to the window reach: inside
+/// another showing top-level of the app (an open popup menu takes the keyboard), else inside the
+/// frame.
 pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement) -> Result<Probe> {
-    let found = match focused_by_collection(atspi, frame).await {
-        Some(found) => found,
-        None => focused_by_walk(atspi, frame, placement).await?,
+    let tops = atspi
+        .children(&Atspi::app_root(&frame.bus))
+        .await
+        .unwrap_or_default();
+    let mut found = None;
+    for top in tops.iter().filter(|t| *t != frame) {
+        let showing = atspi
+            .states(top)
+            .await
+            .is_ok_and(|s| s.has(atspi_state::SHOWING));
+        if showing {
+            if let Ok(Some(obj)) = focused_in(atspi, top, placement).await {
+                found = Some(obj);
+                break;
+            }
+        }
+    }
+    let found = match found {
+        Some(obj) => Some(obj),
+        None => focused_in(atspi, frame, placement).await?,
     };
     let Some(obj) = found else {
         return Ok(Probe::nothing());
@@ -107,6 +128,14 @@ pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement)
         probe.inner_labels = inner_labels(atspi, &obj, placement).await;
     }
     Ok(probe)
+}
+
+/// The deepest focused element under `top`.
+async fn focused_in(atspi: &Atspi, top: &ObjRef, placement: Placement) -> Result<Option<ObjRef>> {
+    match focused_by_collection(atspi, top).await {
+        Some(found) => Ok(found),
+        None => focused_by_walk(atspi, top, placement).await,
+    }
 }
 
 /// `Collection.GetMatches(FOCUSED)`: `None` when the toolkit has no Collection.
