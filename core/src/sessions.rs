@@ -132,6 +132,40 @@ fn same_question(a: &str, b: &str) -> bool {
     crate::text::normalize(a) == crate::text::normalize(b)
 }
 
+/// The one notion of "the screen changed" that the answer cache and `changed_since_last` share:
+/// a fingerprint of what the window says (its text lines, sorted, since toolkits reorder
+/// siblings between observations) and of every field [`changed_since_last`] compares. Two
+/// observations with the same fingerprint therefore never report a change, so an answer from
+/// the cache can never say the screen changed (a cold CI run saw `cached: true` with "new text in
+/// the last message": the last message depends on line order, the old fingerprint did not).
+pub fn screen_fingerprint(record: &SessionRecord, text: &[String]) -> u64 {
+    let mut lines: Vec<&str> = text.iter().map(String::as_str).collect();
+    lines.sort_unstable();
+    let fields = [
+        &record.status,
+        &record.app,
+        &record.project,
+        &record.session,
+        &record.last_message,
+        &record.next_step,
+    ];
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |chunk: &str| {
+        for byte in chunk.bytes().chain([0u8]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for line in lines {
+        feed(line);
+    }
+    for field in fields {
+        feed("\u{1}");
+        feed(field.as_deref().unwrap_or(""));
+    }
+    hash
+}
+
 /// What changed between two observations of a session, in short phrases.
 pub fn changed_since_last(before: &SessionRecord, now: &SessionRecord) -> Vec<String> {
     let mut out = Vec::new();
@@ -317,6 +351,30 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         std::thread::sleep(Duration::from_millis(20));
         assert!(store.load(&key).ok().flatten().is_none());
+    }
+
+    #[test]
+    fn regression_a_cached_answer_never_says_the_screen_changed() {
+        // The same lines in another order, with a last message that depends on the order.
+        let text_a = vec!["a".to_owned(), "b".to_owned()];
+        let text_b = vec!["b".to_owned(), "a".to_owned()];
+        let a = SessionRecord {
+            last_message: Some("b".into()),
+            ..SessionRecord::default()
+        };
+        let b = SessionRecord {
+            last_message: Some("a".into()),
+            ..SessionRecord::default()
+        };
+        assert!(!changed_since_last(&a, &b).is_empty());
+        assert_ne!(
+            screen_fingerprint(&a, &text_a),
+            screen_fingerprint(&b, &text_b)
+        );
+        assert_eq!(
+            screen_fingerprint(&a, &text_a),
+            screen_fingerprint(&a, &text_b)
+        );
     }
 
     #[test]

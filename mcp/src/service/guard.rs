@@ -456,21 +456,11 @@ impl<'s> Sender<'s> {
     /// An access key (`alt+d`, or a letter in an open menu) presses the control that carries it,
     /// wherever it is: judged against every control the window shows now.
     async fn judge_access_keys(&mut self, what: &str) -> Result<()> {
-        let options = SnapshotOptions {
-            time_budget_ms: 1500,
-            read_text: false,
-            ..SnapshotOptions::default()
-        };
-        let snapshot = match self.svc.backend.snapshot(&self.window, &options).await {
-            Ok(s) => s,
-            Err(e) => {
-                return self
-                    .unknown_receiver(&format!(
-                        "the control {what:?} presses (the window could not be read: {})",
-                        e.message
-                    ))
-                    .await
-            }
+        let Some(snapshot) = self
+            .window_now(&format!("the control {what:?} presses"))
+            .await?
+        else {
+            return Ok(());
         };
         for (i, node) in snapshot.nodes.iter().enumerate() {
             let showing = node.bounds.is_some_and(|b| !b.is_empty())
@@ -499,21 +489,8 @@ impl<'s> Sender<'s> {
 
     /// The showing default button of the window, judged (Return in a single-line field).
     async fn judge_default_button(&mut self) -> Result<()> {
-        let options = SnapshotOptions {
-            time_budget_ms: 1500,
-            read_text: false,
-            ..SnapshotOptions::default()
-        };
-        let snapshot = match self.svc.backend.snapshot(&self.window, &options).await {
-            Ok(s) => s,
-            Err(e) => {
-                return self
-                    .unknown_receiver(&format!(
-                        "the default button (the window could not be read: {})",
-                        e.message
-                    ))
-                    .await
-            }
+        let Some(snapshot) = self.window_now("the default button").await? else {
+            return Ok(());
         };
         let default = snapshot.nodes.iter().position(|n| {
             n.states.contains(State::Default)
@@ -524,6 +501,27 @@ impl<'s> Sender<'s> {
             self.judge(&Probe::from_node(&snapshot, i), None).await?;
         }
         Ok(())
+    }
+
+    /// The window as it is now, to judge controls anywhere in it; `None` when it could not be
+    /// read and the caller confirmed going ahead anyway (else the refusal).
+    async fn window_now(&mut self, what: &str) -> Result<Option<cu_core::element::Snapshot>> {
+        let options = SnapshotOptions {
+            time_budget_ms: 1500,
+            read_text: false,
+            ..SnapshotOptions::default()
+        };
+        match self.svc.backend.snapshot(&self.window, &options).await {
+            Ok(s) => Ok(Some(s)),
+            Err(e) => {
+                self.unknown_receiver(&format!(
+                    "{what} (the window could not be read: {})",
+                    e.message
+                ))
+                .await?;
+                Ok(None)
+            }
+        }
     }
 
     async fn judge_hit(&mut self, probe: &Result<Probe>, at: Point) -> Result<Verdict> {

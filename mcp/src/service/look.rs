@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use cu_core::element::SnapshotOptions;
-use cu_core::extract::{self, Extracted, Status};
+use cu_core::extract::{self, Extracted};
 use cu_core::sessions::{self, SessionKey, SessionRecord, Sessions};
 use cu_core::window::WindowInfo;
 use cu_core::{question, Error, ErrorCode, Result};
@@ -239,7 +239,7 @@ fn record_of(window: &WindowInfo, e: &Extracted) -> SessionRecord {
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    SessionRecord {
+    let mut record = SessionRecord {
         app: Some(window.app.clone()),
         project: text("project"),
         session: text("session"),
@@ -248,27 +248,12 @@ fn record_of(window: &WindowInfo, e: &Extracted) -> SessionRecord {
         status: serde_json::to_value(e.status)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned)),
-        screen: fingerprint(&e.text, e.status),
+        screen: 0,
         questions: Vec::new(),
         updated_ms: 0,
-    }
-}
-
-/// A stable fingerprint of what the window says (FNV-1a over its text lines and status). The
-/// lines are sorted first: toolkits reorder siblings between observations (GTK moves a pressed
-/// button in its grid's list), which is no change a reader sees.
-fn fingerprint(text: &[String], status: Status) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let status = format!("{status:?}");
-    let mut lines: Vec<&str> = text.iter().map(String::as_str).collect();
-    lines.sort_unstable();
-    for chunk in lines.into_iter().chain([status.as_str()]) {
-        for byte in chunk.bytes().chain([0u8]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
+    };
+    record.screen = sessions::screen_fingerprint(&record, &e.text);
+    record
 }
 
 /// With no model: the last message, or the title, as the summary.
@@ -322,31 +307,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fingerprint_changes_with_text_and_status_only() {
-        let a = vec!["one".to_owned(), "two".to_owned()];
-        let b = vec!["one".to_owned(), "two!".to_owned()];
+    fn the_fingerprint_changes_with_text_and_status_not_order() {
+        let fp = |text: &[&str], status: &str| {
+            let record = SessionRecord {
+                status: Some(status.into()),
+                ..SessionRecord::default()
+            };
+            let text: Vec<String> = text.iter().map(|t| (*t).to_owned()).collect();
+            sessions::screen_fingerprint(&record, &text)
+        };
         assert_eq!(
-            fingerprint(&a, Status::Working),
-            fingerprint(&a, Status::Working)
+            fp(&["one", "two"], "working"),
+            fp(&["one", "two"], "working")
         );
         assert_ne!(
-            fingerprint(&a, Status::Working),
-            fingerprint(&b, Status::Working)
+            fp(&["one", "two"], "working"),
+            fp(&["one", "two!"], "working")
         );
         assert_ne!(
-            fingerprint(&a, Status::Working),
-            fingerprint(&a, Status::Finished)
+            fp(&["one", "two"], "working"),
+            fp(&["one", "two"], "finished")
         );
-        let reordered = vec!["two".to_owned(), "one".to_owned()];
         assert_eq!(
-            fingerprint(&a, Status::Working),
-            fingerprint(&reordered, Status::Working)
+            fp(&["one", "two"], "working"),
+            fp(&["two", "one"], "working")
         );
-        let joined = vec!["onetwo".to_owned()];
-        assert_ne!(
-            fingerprint(&a, Status::Unknown),
-            fingerprint(&joined, Status::Unknown)
-        );
+        assert_ne!(fp(&["one", "two"], "unknown"), fp(&["onetwo"], "unknown"));
     }
 
     #[test]

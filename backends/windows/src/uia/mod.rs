@@ -105,6 +105,14 @@ impl WindowsBackend {
     }
 }
 
+/// Where a listed window is, for making element bounds window-relative.
+fn frame_of(listed: &Listed) -> tree::Frame {
+    tree::Frame {
+        physical: listed.frame,
+        dpi: listed.dpi,
+    }
+}
+
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f)
         .await
@@ -170,10 +178,7 @@ impl Backend for WindowsBackend {
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
         let listed = self.window(window).await?;
         let started = Instant::now();
-        let frame = tree::Frame {
-            physical: listed.frame,
-            dpi: listed.dpi,
-        };
+        let frame = frame_of(&listed);
         let class = listed.top.class.clone();
         let hwnd = listed.hwnd;
         let opts = options.clone();
@@ -247,11 +252,7 @@ impl Backend for WindowsBackend {
 
     async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {
         let listed = self.window(window).await?;
-        let frame = tree::Frame {
-            physical: listed.frame,
-            dpi: listed.dpi,
-        };
-        let hwnd = listed.hwnd;
+        let (frame, hwnd) = (frame_of(&listed), listed.hwnd);
         self.uia(ACTION_TIMEOUT, move |automation| {
             probe::element_at(automation, hwnd, frame, at)
         })
@@ -260,11 +261,7 @@ impl Backend for WindowsBackend {
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
         let listed = self.window(window).await?;
-        let frame = tree::Frame {
-            physical: listed.frame,
-            dpi: listed.dpi,
-        };
-        let hwnd = listed.hwnd;
+        let (frame, hwnd) = (frame_of(&listed), listed.hwnd);
         self.uia(ACTION_TIMEOUT, move |automation| {
             probe::focused(automation, hwnd, frame)
         })
