@@ -23,7 +23,7 @@ use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-use super::approval::Blocked;
+use super::approval::{Blocked, Reason};
 use super::guard::Sender;
 use super::Service;
 
@@ -431,6 +431,7 @@ impl Service {
                     }),
                     point,
                     element_id: element.map(|e| e.id.clone()),
+                    reason: Reason::BlockedWord,
                 });
             }
         }

@@ -36,6 +36,18 @@ pub(super) struct Blocked {
     pub point: Option<Point>,
     /// The element's id in the observation (`gui_action`), shown in the refusal.
     pub element_id: Option<String>,
+    /// Why it stopped.
+    pub reason: Reason,
+}
+
+/// Why the gate stopped an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reason {
+    /// A blocked word is in what would receive it.
+    BlockedWord,
+    /// Nothing can be said about what would receive it (no element at the point, focus
+    /// unreadable, a popup covering the point): the gate fails closed.
+    UnknownReceiver,
 }
 
 impl Service {
@@ -163,14 +175,24 @@ impl Service {
 }
 
 fn dangerous(blocked: &Blocked) -> Error {
-    Error::new(
-        ErrorCode::DangerousActionNeedsConfirmation,
-        format!(
-            "step {}: {:?} matches the blocked word {:?}; nothing was done",
-            blocked.step, blocked.label, blocked.matched_rule
+    let error = match blocked.reason {
+        Reason::BlockedWord => Error::new(
+            ErrorCode::DangerousActionNeedsConfirmation,
+            format!(
+                "step {}: {:?} matches the blocked word {:?}; nothing was done",
+                blocked.step, blocked.label, blocked.matched_rule
+            ),
         ),
-    )
-    .with_details({
+        Reason::UnknownReceiver => Error::new(
+            ErrorCode::DangerousActionNeedsConfirmation,
+            format!(
+                "step {}: cannot tell what would receive this input: {}; nothing was done",
+                blocked.step, blocked.label
+            ),
+        )
+        .with_suggestion("Act on an element id from a fresh gui_state; confirm_dangerous only with the user's explicit approval."),
+    };
+    error.with_details({
         let what = match &blocked.target {
             Some(t) => match &blocked.element_id {
                 Some(id) => json!({ "element_id": id, "role": t.role, "name": t.name }),

@@ -421,6 +421,12 @@ fn no_element_at_a_point_or_a_failed_hit_test_fails_closed() {
             .act(&state, vec![at("click", 395, 155)], false)
             .await
             .err();
+        assert!(
+            e.as_ref()
+                .is_some_and(|e| e.message.contains("cannot tell what would receive")
+                    && e.suggestion.contains("element id")),
+            "{e:?}"
+        );
         assert_eq!(
             e.map(|e| e.code),
             Some(ErrorCode::DangerousActionNeedsConfirmation)

@@ -30,7 +30,7 @@ use cu_core::safety::Decision;
 use cu_core::window::WindowId;
 use cu_core::{keys, Error, ErrorCode, Result};
 
-use super::approval::Blocked;
+use super::approval::{Blocked, Reason};
 use super::Service;
 
 /// Sends one call's input, judging each piece live.
@@ -443,7 +443,13 @@ impl<'s> Sender<'s> {
                 let label = format!("the Delete key on {:?}", focus.shown_name());
                 match self.svc.gate.check("Delete") {
                     Decision::NeedsConfirmation { matched_rule, .. } => self
-                        .block(label, matched_rule, focus.receiver().map(target_of), None)
+                        .block(
+                            label,
+                            matched_rule,
+                            focus.receiver().map(target_of),
+                            None,
+                            Reason::BlockedWord,
+                        )
                         .await
                         .map(|_| ()),
                     Decision::Allowed => Ok(()),
@@ -479,8 +485,14 @@ impl<'s> Sender<'s> {
                     "{what:?} may press {:?} (an access key)",
                     probe.shown_name()
                 );
-                self.block(label, matched_rule, Some(target_of(node)), None)
-                    .await?;
+                self.block(
+                    label,
+                    matched_rule,
+                    Some(target_of(node)),
+                    None,
+                    Reason::BlockedWord,
+                )
+                .await?;
                 return Ok(());
             }
         }
@@ -558,17 +570,29 @@ impl<'s> Sender<'s> {
                 label,
                 matched_rule,
             } => {
-                self.block(label, matched_rule, probe.receiver().map(target_of), point)
-                    .await
+                self.block(
+                    label,
+                    matched_rule,
+                    probe.receiver().map(target_of),
+                    point,
+                    Reason::BlockedWord,
+                )
+                .await
             }
         }
     }
 
     /// Nothing can be said about the receiver: fail closed.
     async fn unknown_receiver(&mut self, what: &str) -> Result<()> {
-        self.block(what.to_owned(), UNKNOWN_RECEIVER.to_owned(), None, None)
-            .await
-            .map(|_| ())
+        self.block(
+            what.to_owned(),
+            UNKNOWN_RECEIVER.to_owned(),
+            None,
+            None,
+            Reason::UnknownReceiver,
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Hands a stopped piece to the approval policy.
@@ -578,6 +602,7 @@ impl<'s> Sender<'s> {
         matched_rule: String,
         target: Option<Target>,
         point: Option<Point>,
+        reason: Reason,
     ) -> Result<Verdict> {
         if self
             .approved
@@ -594,6 +619,7 @@ impl<'s> Sender<'s> {
             target,
             point,
             element_id: None,
+            reason,
         };
         let title = self.svc.title_of(&self.window).await;
         let by = self

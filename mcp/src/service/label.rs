@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::action::{fingerprint, sends_input, Kind, Plan};
-use super::approval::Blocked;
+use super::approval::{Blocked, Reason};
 use super::guard::Sender;
 use super::target::{self, Candidates};
 use super::Service;
@@ -444,6 +444,7 @@ impl Service {
             }),
             point: None,
             element_id: None,
+            reason: Reason::BlockedWord,
         };
         let by = self
             .settle_blocked(&window.id, &window.title, blocked, confirmed)
