@@ -92,7 +92,8 @@ const commands = {
   async type({ text }) {
     await page.fill("#text", text);
     await page.click("#text-form button");
-    await page.waitForFunction(() => /Sent text|:/.test(document.querySelector("#status").textContent), null, { timeout: 5000 });
+    // Typing characters the keymap lacks (Hebrew, emoji) remaps spare keycodes per character.
+    await page.waitForFunction(() => /Sent text|:/.test(document.querySelector("#status").textContent), null, { timeout: 15000 });
     return { status: await page.locator("#status").textContent() };
   },
   async geometry() {

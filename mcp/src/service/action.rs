@@ -283,7 +283,10 @@ impl Service {
         if plans.iter().any(sends_input) {
             self.activate_and_settle(&window).await;
         }
-        let mut before = self.fingerprint(&window).await.ok();
+        // The first effect's baseline is taken right before the first input (after the gate's
+        // probes); each later one is what the previous effect check saw last.
+        sender.want_baseline();
+        let mut before = None;
         for (step, plan) in plans.iter().enumerate() {
             sender.begin_step(step, &req.actions[step].kind);
             let how = match self.run(&mut sender, &state, plan).await {

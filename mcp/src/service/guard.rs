@@ -55,9 +55,19 @@ pub(super) struct Sender<'s> {
     approved: Vec<(usize, String)>,
     /// Who approved, when a person did.
     approved_by: Option<String>,
-    /// The window's fingerprint taken right before the step's first input (after the gate's
-    /// probes), the baseline its effect is compared with.
-    baseline: Option<Option<u64>>,
+    /// The window's fingerprint taken right before the call's first input (after the gate's
+    /// probes), the baseline its first effect is compared with.
+    baseline: Baseline,
+}
+
+/// The effect baseline of a call's first input.
+enum Baseline {
+    /// Not asked for.
+    Off,
+    /// To be taken right before the first input.
+    Wanted,
+    /// Taken (`None`: the window could not be read).
+    Taken(Option<u64>),
 }
 
 /// Whether a judged piece may go, and who said so.
@@ -91,7 +101,7 @@ impl<'s> Sender<'s> {
             unsettled: None,
             approved: Vec::new(),
             approved_by: None,
-            baseline: None,
+            baseline: Baseline::Off,
         }
     }
 
@@ -99,17 +109,29 @@ impl<'s> Sender<'s> {
     pub(super) fn begin_step(&mut self, step: usize, kind: &str) {
         self.step = step;
         self.kind = kind.to_owned();
-        self.baseline = None;
     }
 
-    /// The fingerprint taken right before the step's first input, if it sent any.
+    /// Asks for the window's fingerprint right before the call's first input: the probes run
+    /// between an earlier fingerprint and the input, and what changed meanwhile is not the
+    /// input's effect.
+    pub(super) fn want_baseline(&mut self) {
+        self.baseline = Baseline::Wanted;
+    }
+
+    /// The baseline, once it was taken (handed out once).
     pub(super) fn baseline(&mut self) -> Option<Option<u64>> {
-        self.baseline.take()
+        match std::mem::replace(&mut self.baseline, Baseline::Off) {
+            Baseline::Taken(fingerprint) => Some(fingerprint),
+            other => {
+                self.baseline = other;
+                None
+            }
+        }
     }
 
     async fn take_baseline(&mut self) {
-        if self.baseline.is_none() {
-            self.baseline = Some(self.svc.fingerprint(&self.window).await.ok());
+        if matches!(self.baseline, Baseline::Wanted) {
+            self.baseline = Baseline::Taken(self.svc.fingerprint(&self.window).await.ok());
         }
     }
 

@@ -257,14 +257,15 @@ impl Service {
             kind: Kind::Click,
             element,
         };
+        let mut sender = Sender::new(self, &window.id, "click", confirmed, None);
+        sender.begin_step(step, "click");
         let before = if sends_input(&plan) {
             self.activate_and_settle(&window.id).await;
-            self.fingerprint(&window.id).await.ok()
+            sender.want_baseline();
+            None
         } else {
             Some(fingerprint(&snapshot))
         };
-        let mut sender = Sender::new(self, &window.id, "click", confirmed, None);
-        sender.begin_step(step, "click");
         if let Some(by) = &approved_by {
             sender.preapproved(step, &by.1, Some(by.0.clone()));
         }
