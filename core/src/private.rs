@@ -80,7 +80,8 @@ fn check_existing(dir: &Path, meta: &std::fs::Metadata) -> Result<()> {
             return Err(refused(
                 dir,
                 &format!("belongs to user id {}, not to this user ({me})", meta.uid()),
-            ));
+            )
+            .with_details(serde_json::json!({ "owner": meta.uid(), "user": me })));
         }
         if meta.mode() & 0o077 != 0 {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
@@ -167,10 +168,16 @@ mod tests {
             // SAFETY: a valid NUL-terminated path; chown has no other preconditions.
             assert_eq!(unsafe { libc::chown(path.as_ptr(), other, other) }, 0);
             let e = ensure_dir(&theirs).err();
-            assert!(e.is_some_and(|e| e.message.contains("belongs to user id")));
+            let owner = e
+                .and_then(|e| e.details)
+                .and_then(|d| d.get("owner").cloned());
+            assert_eq!(owner, Some(serde_json::json!(other)));
         } else {
             let e = ensure_dir(Path::new("/")).err();
-            assert!(e.is_some_and(|e| e.message.contains("belongs to user id")));
+            let owner = e
+                .and_then(|e| e.details)
+                .and_then(|d| d.get("owner").cloned());
+            assert_eq!(owner, Some(serde_json::json!(0)));
         }
     }
 }

@@ -151,6 +151,25 @@ async def observe(client, window_id, **kw):
     return state
 
 
+async def poll(fetch, what, timeout=10.0, every=0.1):
+    """Awaits fetch() until it returns something truthy, within timeout seconds; returns it."""
+    deadline = time.time() + timeout
+    while True:
+        value = await fetch()
+        if value:
+            return value
+        assert time.time() < deadline, f"{what} within {timeout} s"
+        await asyncio.sleep(every)
+
+
+async def window_titled(client, text, timeout=40.0):
+    """The first listed window whose title contains text."""
+    async def find():
+        err, listing = await call(client, "gui_list", {})
+        return None if err else next((w for w in listing["windows"] if text in w["title"]), None)
+    return await poll(find, f"a window titled {text!r}", timeout, every=0.3)
+
+
 async def eventually(client, window_id, predicate, what, timeout=5.0):
     """Observes the window until predicate(outline) holds; returns that outline."""
     deadline = time.time() + timeout

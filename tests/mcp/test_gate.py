@@ -6,12 +6,11 @@ over AT-SPI (our outline), the page's text."""
 import os
 import re
 import subprocess
-import time
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, call, element, observe, window_of
+from conftest import BIN, call, element, observe, poll, window_of, window_titled
 
 pytestmark = pytest.mark.anyio
 
@@ -53,15 +52,16 @@ def _alive(pid):
 
 
 async def fresh(client, wid, role, **kw):
-    """(state, Delete's id, Delete's point) from a new observation."""
-    for _ in range(50):
+    """(state, Delete's id, Delete's point) from a new observation (a browser may still be
+    loading its page)."""
+    async def found():
         state = await observe(client, wid, **kw)
         try:
             delete, point = element(state["outline"], role, "Delete")
-            return state, delete, point
         except AssertionError:
-            time.sleep(0.2)  # a browser still loading its page
-    raise AssertionError(f"no Delete button:\n{state['outline']}")
+            return None
+        return state, delete, point
+    return await poll(found, "a Delete button", timeout=10.0, every=0.2)
 
 
 @pytest.mark.parametrize("kind", list(APPS))
@@ -105,10 +105,9 @@ async def test_every_path_to_delete_is_refused_until_confirmed(connect, apps, ki
         err, res = await call(client, "gui_action", {**base(small), "confirm_dangerous": True,
                                                      "actions": [{"type": "click", "x": x, "y": y}]})
         assert not err, (kind, res)
-        deadline = time.time() + 10
-        while await presses(client, wid, counter, pid) < 1:
-            assert time.time() < deadline, (kind, "a confirmed click did not press Delete")
-            time.sleep(0.1)
+        async def pressed():
+            return await presses(client, wid, counter, pid) >= 1
+        await poll(pressed, f"{kind}: a confirmed click pressing Delete")
 
 
 
@@ -123,23 +122,17 @@ async def test_regression_format_in_libreoffices_menu_bar_opens_without_confirma
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
-            deadline = time.time() + 120
-            writer = None
-            while writer is None:
-                assert time.time() < deadline, "no LibreOffice Writer window"
-                err, listing = await call(client, "gui_list", {})
-                writer = next((w for w in listing.get("windows", []) if "LibreOffice Writer" in w["title"]), None)
-                time.sleep(0.5)
+            writer = await window_titled(client, "LibreOffice Writer", timeout=120)
             wid = writer["id"]
 
             async def menu(name, role="menu"):
-                for _ in range(40):
+                async def shown():
                     state = await observe(client, wid, all=True, max_elements=3000)
                     m = re.search(r'(e\d+) %s "%s"(?: @(\d+),(\d+))?' % (role, re.escape(name)), state["outline"])
                     if m and (role == "menu" or m.group(2)):
                         return state, m.group(1), (int(m.group(2)), int(m.group(3))) if m.group(2) else None
-                    time.sleep(0.25)
-                raise AssertionError(f"no {role} {name!r}")
+                    return None
+                return await poll(shown, f"{role} {name!r}", timeout=10.0, every=0.25)
 
             state, fmt, _ = await menu("Format")
             err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],

@@ -13,7 +13,7 @@ import time
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT, _free_port, call, window_of
+from conftest import BIN, ROOT, _free_port, call, window_of, window_titled
 
 pytestmark = pytest.mark.anyio
 TOKEN = "page-token-0123456789abcdef"
@@ -242,13 +242,7 @@ async def test_the_tools_never_operate_a_browser_showing_the_page(page_server, s
         env=dict(os.environ, **server_env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
-            deadline = time.time() + 40
-            page = None
-            while page is None:
-                assert time.time() < deadline, "no browser window showing the page"
-                err, listing = await call(client, "gui_list", {})
-                page = next((w for w in listing.get("windows", []) if "mcp-computer-use · Desktop" in w["title"]), None)
-                await asyncio.sleep(0.3)
+            page = await window_titled(client, "mcp-computer-use · Desktop")
             err, state = await call(client, "gui_state", {"window_id": page["id"]})
             assert not err, state
             for confirm in (False, True):

@@ -86,15 +86,24 @@ const commands = {
     const { box, geometry } = await image();
     const before = await page.locator("#status").textContent();
     await page.mouse.click(box.x + ((x + 0.5) / geometry.w) * box.width, box.y + ((y + 0.5) / geometry.h) * box.height);
-    await page.waitForFunction((b) => document.querySelector("#status").textContent !== b, before, { timeout: 5000 });
-    return { status: await page.locator("#status").textContent(), error: (await page.locator("#status").getAttribute("class")) === "error" };
+    // The status the click produced, read in the same moment it appeared (a refresh of the view
+    // can replace it right after).
+    const seen = await page.waitForFunction((b) => {
+      const s = document.querySelector("#status");
+      return s.textContent !== b && { status: s.textContent, error: s.getAttribute("class") === "error" };
+    }, before, { timeout: 5000 });
+    return await seen.jsonValue();
   },
   async type({ text }) {
     await page.fill("#text", text);
     await page.click("#text-form button");
     // Typing characters the keymap lacks (Hebrew, emoji) remaps spare keycodes per character.
-    await page.waitForFunction(() => /Sent text|:/.test(document.querySelector("#status").textContent), null, { timeout: 15000 });
-    return { status: await page.locator("#status").textContent() };
+    // The status is read in the same moment it appears (a refresh can replace it right after).
+    const seen = await page.waitForFunction(() => {
+      const t = document.querySelector("#status").textContent;
+      return /Sent text|:/.test(t) && t;
+    }, null, { timeout: 15000 });
+    return { status: await seen.jsonValue() };
   },
   async geometry() {
     return await image();

@@ -435,6 +435,7 @@ impl Service {
                     point,
                     element_id: element.map(|e| e.id.clone()),
                     reason: Reason::BlockedWord,
+                    after_input: false,
                 });
             }
         }

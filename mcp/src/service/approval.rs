@@ -38,6 +38,19 @@ pub(super) struct Blocked {
     pub element_id: Option<String>,
     /// Why it stopped.
     pub reason: Reason,
+    /// Input of earlier steps was already sent (the state is used; what ran, ran).
+    pub after_input: bool,
+}
+
+impl Blocked {
+    /// What was not done, for the refusal's message.
+    fn outcome(&self) -> &'static str {
+        if self.after_input {
+            "this input was not sent, input of earlier steps was; observe again"
+        } else {
+            "nothing was done"
+        }
+    }
 }
 
 /// Why the gate stopped an action.
@@ -118,7 +131,7 @@ impl Service {
             .with_details(json!({ "step": blocked.step, "approval": ended.id, "decided_by": ended.decided_by }))),
             Status::Pending | Status::Withdrawn => Err(Error::new(
                 ErrorCode::ApprovalTimeout,
-                format!("step {}: nobody approved {:?} within {budget:.0} s; nothing was done", blocked.step, blocked.label),
+                format!("step {}: nobody approved {:?} within {budget:.0} s; {}", blocked.step, blocked.label, blocked.outcome()),
             )
             .with_details(json!({ "step": blocked.step, "approval": ended.id }))),
         }
@@ -179,15 +192,20 @@ fn dangerous(blocked: &Blocked) -> Error {
         Reason::BlockedWord => Error::new(
             ErrorCode::DangerousActionNeedsConfirmation,
             format!(
-                "step {}: {:?} matches the blocked word {:?}; nothing was done",
-                blocked.step, blocked.label, blocked.matched_rule
+                "step {}: {:?} matches the blocked word {:?}; {}",
+                blocked.step,
+                blocked.label,
+                blocked.matched_rule,
+                blocked.outcome()
             ),
         ),
         Reason::UnknownReceiver => Error::new(
             ErrorCode::DangerousActionNeedsConfirmation,
             format!(
-                "step {}: cannot tell what would receive this input: {}; nothing was done",
-                blocked.step, blocked.label
+                "step {}: cannot tell what would receive this input: {}; {}",
+                blocked.step,
+                blocked.label,
+                blocked.outcome()
             ),
         )
         .with_suggestion("Act on an element id from a fresh gui_state; confirm_dangerous only with the user's explicit approval."),

@@ -421,12 +421,12 @@ fn no_element_at_a_point_or_a_failed_hit_test_fails_closed() {
             .act(&state, vec![at("click", 395, 155)], false)
             .await
             .err();
-        assert!(
-            e.as_ref()
-                .is_some_and(|e| e.message.contains("cannot tell what would receive")
-                    && e.suggestion.contains("element id")),
-            "{e:?}"
-        );
+        let rule = e
+            .as_ref()
+            .and_then(|e| e.details.as_ref())
+            .and_then(|d| d.get("matched_rule"))
+            .and_then(|r| r.as_str());
+        assert_eq!(rule, Some(super::guard::UNKNOWN_RECEIVER), "{e:?}");
         assert_eq!(
             e.map(|e| e.code),
             Some(ErrorCode::DangerousActionNeedsConfirmation)

@@ -446,6 +446,7 @@ impl Service {
             point: None,
             element_id: None,
             reason: Reason::BlockedWord,
+            after_input: false,
         };
         let by = self
             .settle_blocked(&window.id, &window.title, blocked, confirmed)
