@@ -51,6 +51,9 @@ pub(super) struct Sender<'s> {
     focus: Option<Result<Probe>>,
     /// Input was sent that may move focus, and the app may not have handled it yet.
     unsettled: Option<Unsettled>,
+    /// The window was seen not to show the Desktop page since the last input that could change
+    /// what it shows (a step, a focus move, a tab switch).
+    not_the_page: bool,
     /// (step, rule) a person already approved in this call, so they are not asked twice.
     approved: Vec<(usize, String)>,
     /// Who approved, when a person did.
@@ -99,6 +102,7 @@ impl<'s> Sender<'s> {
             sent: false,
             focus: None,
             unsettled: None,
+            not_the_page: false,
             approved: Vec::new(),
             approved_by: None,
             baseline: Baseline::Off,
@@ -109,6 +113,7 @@ impl<'s> Sender<'s> {
     pub(super) fn begin_step(&mut self, step: usize, kind: &str) {
         self.step = step;
         self.kind = kind.to_owned();
+        self.not_the_page = false;
     }
 
     /// Asks for the window's fingerprint right before the call's first input: the probes run
@@ -247,6 +252,7 @@ impl<'s> Sender<'s> {
     /// Input that may move focus went out: focus is read again, once the app shows the move.
     fn moved(&mut self, before: Option<Option<ElementIdentity>>, must_move: bool) {
         self.focus = None;
+        self.not_the_page = false;
         self.unsettled = Some(Unsettled {
             before,
             must_move,
@@ -306,8 +312,11 @@ impl<'s> Sender<'s> {
     }
 
     /// Refuses to operate a window that shows the Desktop page (read live: a browser's title is
-    /// its active tab's).
-    async fn not_the_desktop_page(&self) -> Result<()> {
+    /// its active tab's), again after every input that could change what it shows.
+    async fn not_the_desktop_page(&mut self) -> Result<()> {
+        if self.not_the_page {
+            return Ok(());
+        }
         if self
             .svc
             .title_of(&self.window)
@@ -320,6 +329,7 @@ impl<'s> Sender<'s> {
             )
             .with_suggestion("Ask the person to decide on the page themselves."));
         }
+        self.not_the_page = true;
         Ok(())
     }
 
@@ -642,13 +652,13 @@ impl<'s> Sender<'s> {
             point,
             element_id: None,
             reason,
+            after_input: self.sent,
         };
         let title = self.svc.title_of(&self.window).await;
         let by = self
             .svc
             .settle_blocked(&self.window, &title, blocked, self.confirmed)
-            .await
-            .map_err(|e| self.mid_call(e))?;
+            .await?;
         self.approved.push((self.step, matched_rule));
         Ok(match by {
             Some(person) => {
@@ -657,17 +667,6 @@ impl<'s> Sender<'s> {
             }
             None => Verdict::Go,
         })
-    }
-
-    /// A refusal after earlier input says so: the state is used and what ran, ran.
-    fn mid_call(&self, mut e: Error) -> Error {
-        if self.sent {
-            e.message = format!(
-                "{} (input of earlier steps was already sent; observe again)",
-                e.message.replace("; nothing was done", "")
-            );
-        }
-        e
     }
 }
 
