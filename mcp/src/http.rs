@@ -128,8 +128,12 @@ pub fn unauthorized() -> Response {
 /// Requests larger than this are refused (MCP tool calls are small; typed text is ≤ 2000 chars).
 pub const MAX_REQUEST_BYTES: usize = 1 << 20;
 
-/// Requests per second a listener accepts (with a burst of twice that); beyond, 429.
-pub const MAX_REQUESTS_PER_SECOND: f64 = 50.0;
+/// Requests per second a listener accepts (with a burst of [`REQUEST_BURST`]); beyond, 429.
+pub const MAX_REQUESTS_PER_SECOND: f64 = 100.0;
+
+/// Requests a listener accepts at once before the rate applies (fifty clients starting together
+/// send about four requests each).
+pub const REQUEST_BURST: f64 = 400.0;
 
 /// Builds the router: `/mcp` (Streamable HTTP) behind the token check and the rate limit, and
 /// `GET /health` (no token; says only whether tool calls are running).
@@ -149,7 +153,7 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
         config,
     );
     let token = options.token.clone().map(Arc::<str>::from);
-    let limiter = Arc::new(RateLimit::new(MAX_REQUESTS_PER_SECOND));
+    let limiter = Arc::new(RateLimit::new(MAX_REQUESTS_PER_SECOND, REQUEST_BURST));
     let health = move || {
         let busy = service.calls_in_flight();
         async move {
@@ -230,14 +234,16 @@ fn too_many() -> Response {
 /// A token bucket shared by every connection of one listener.
 struct RateLimit {
     per_second: f64,
+    burst: f64,
     bucket: std::sync::Mutex<(f64, std::time::Instant)>,
 }
 
 impl RateLimit {
-    fn new(per_second: f64) -> RateLimit {
+    fn new(per_second: f64, burst: f64) -> RateLimit {
         RateLimit {
             per_second,
-            bucket: std::sync::Mutex::new((2.0 * per_second, std::time::Instant::now())),
+            burst,
+            bucket: std::sync::Mutex::new((burst, std::time::Instant::now())),
         }
     }
 
@@ -247,7 +253,7 @@ impl RateLimit {
         };
         let now = std::time::Instant::now();
         let refill = now.duration_since(bucket.1).as_secs_f64() * self.per_second;
-        bucket.0 = (bucket.0 + refill).min(2.0 * self.per_second);
+        bucket.0 = (bucket.0 + refill).min(self.burst);
         bucket.1 = now;
         if bucket.0 >= 1.0 {
             bucket.0 -= 1.0;
@@ -285,18 +291,18 @@ pub async fn serve_health(
     );
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        Error::new(
-            ErrorCode::ConfigInvalid,
-            format!("cannot listen on {addr}: {e}"),
-        )
-        .with_suggestion(
+        crate::listen::bind_error(addr, e).with_suggestion(
             "Another process serves health there; set health.port (MCP_CU_HEALTH_PORT).",
         )
     })?;
     tracing::info!(%addr, "serving GET /health");
-    axum::serve(listener, app)
-        .await
-        .map_err(|e| Error::new(ErrorCode::Internal, format!("health server failed: {e}")))
+    crate::listen::serve(
+        listener,
+        app,
+        crate::listen::Transport::Plain,
+        crate::listen::LIMITS,
+    )
+    .await
 }
 
 /// Serves MCP at `/mcp` until the process ends.
@@ -334,26 +340,24 @@ async fn serve_router_then(
     check_listener(options)?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
-        .map_err(|e| {
-            Error::new(
-                ErrorCode::ConfigInvalid,
-                format!("cannot listen on {}: {e}", options.addr),
-            )
-        })?;
+        .map_err(|e| crate::listen::bind_error(options.addr, e))?;
     tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving {what}");
-    listening();
-    match &options.tls {
+    let transport = match &options.tls {
         #[cfg(feature = "tls")]
-        Some(files) => tls::serve(listener, app, files).await,
+        Some(files) => crate::listen::Transport::Tls(tokio_rustls::TlsAcceptor::from(Arc::new(
+            tls::config(files)?,
+        ))),
         #[cfg(not(feature = "tls"))]
-        Some(_) => Err(Error::new(
-            ErrorCode::ConfigInvalid,
-            "this build has no TLS listener",
-        )),
-        None => axum::serve(listener, app)
-            .await
-            .map_err(|e| Error::new(ErrorCode::Internal, format!("HTTP server failed: {e}"))),
-    }
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::ConfigInvalid,
+                "this build has no TLS listener",
+            ))
+        }
+        None => crate::listen::Transport::Plain,
+    };
+    listening();
+    crate::listen::serve(listener, app, transport, crate::listen::LIMITS).await
 }
 
 /// Host names a listener on `addr` accepts in `Host` (DNS-rebinding defence).
@@ -402,40 +406,6 @@ mod tls {
         .with_single_cert(certs, key)
         .map_err(|e| bad("certificate and key do not match", e))
     }
-
-    pub(super) async fn serve(
-        listener: tokio::net::TcpListener,
-        app: axum::Router,
-        files: &TlsFiles,
-    ) -> Result<(), Error> {
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config(files)?));
-        loop {
-            let (tcp, peer) = listener
-                .accept()
-                .await
-                .map_err(|e| Error::new(ErrorCode::Internal, format!("accept failed: {e}")))?;
-            let (acceptor, app) = (acceptor.clone(), app.clone());
-            tokio::spawn(async move {
-                let stream = match acceptor.accept(tcp).await {
-                    Ok(s) => s,
-                    Err(e) => {
-                        tracing::debug!(%peer, "TLS handshake failed: {e}");
-                        return;
-                    }
-                };
-                let service = hyper_util::service::TowerToHyperService::new(app);
-                let builder = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                );
-                if let Err(e) = builder
-                    .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(%peer, "connection ended: {e}");
-                }
-            });
-        }
-    }
 }
 
 #[cfg(test)]
@@ -468,9 +438,9 @@ mod tests {
 
     #[test]
     fn the_rate_limit_allows_a_burst_then_refuses() {
-        let limit = RateLimit::new(5.0);
+        let limit = RateLimit::new(5.0, 10.0);
         let allowed = (0..20).filter(|_| limit.allow()).count();
-        assert_eq!(allowed, 10, "a burst of twice the rate");
+        assert_eq!(allowed, 10, "the burst, then the rate");
     }
 
     #[test]

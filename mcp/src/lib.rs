@@ -6,6 +6,7 @@
 //! logic is written twice.
 
 pub mod http;
+pub mod listen;
 pub mod remote;
 pub mod server;
 pub mod service;
