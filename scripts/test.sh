@@ -66,6 +66,9 @@ phase "MCP tests: the official Python SDK against the binary, over stdio and HTT
 phase "MCP conformance suite (generic server scenarios, Streamable HTTP)"
 scripts/conformance.sh
 
+phase "fuzz smoke run: every target for ${FUZZ_SECONDS:-15} s from the committed corpus"
+CU_FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/fuzz" scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
+
 if [ "${SKIP_XCHECK:-0}" != 1 ]; then
   phase "type-check + clippy for Windows and macOS"
   scripts/xcheck.sh

@@ -55,22 +55,38 @@ impl Rect {
         self.width <= 0 || self.height <= 0
     }
 
+    /// The right edge (exclusive), computed without overflow: toolkits report any `i32`.
+    pub const fn right(&self) -> i64 {
+        self.x as i64 + self.width as i64
+    }
+
+    /// The bottom edge (exclusive), computed without overflow.
+    pub const fn bottom(&self) -> i64 {
+        self.y as i64 + self.height as i64
+    }
+
     /// True when `p` lies inside (left/top edges inclusive, right/bottom exclusive).
     pub const fn contains(&self, p: Point) -> bool {
-        p.x >= self.x && p.y >= self.y && p.x < self.x + self.width && p.y < self.y + self.height
+        p.x >= self.x
+            && p.y >= self.y
+            && (p.x as i64) < self.right()
+            && (p.y as i64) < self.bottom()
     }
 
     /// The centre point, rounded towards the top-left.
     pub const fn center(&self) -> Point {
-        Point::new(self.x + self.width / 2, self.y + self.height / 2)
+        Point::new(
+            clamp(self.x as i64 + self.width as i64 / 2),
+            clamp(self.y as i64 + self.height as i64 / 2),
+        )
     }
 
     /// The same rectangle moved by `(-origin.x, -origin.y)`: converts screen coordinates into
-    /// coordinates relative to `origin`.
+    /// coordinates relative to `origin` (saturating at the ends of `i32`).
     pub const fn relative_to(&self, origin: Point) -> Rect {
         Rect::new(
-            self.x - origin.x,
-            self.y - origin.y,
+            self.x.saturating_sub(origin.x),
+            self.y.saturating_sub(origin.y),
             self.width,
             self.height,
         )
@@ -80,9 +96,10 @@ impl Rect {
     pub fn intersection(&self, other: &Rect) -> Option<Rect> {
         let x0 = self.x.max(other.x);
         let y0 = self.y.max(other.y);
-        let x1 = (self.x + self.width).min(other.x + other.width);
-        let y1 = (self.y + self.height).min(other.y + other.height);
-        (x1 > x0 && y1 > y0).then(|| Rect::new(x0, y0, x1 - x0, y1 - y0))
+        let x1 = self.right().min(other.right());
+        let y1 = self.bottom().min(other.bottom());
+        (x1 > x0 as i64 && y1 > y0 as i64)
+            .then(|| Rect::new(x0, y0, clamp(x1 - x0 as i64), clamp(y1 - y0 as i64)))
     }
 
     /// The size of the rectangle.
@@ -91,6 +108,17 @@ impl Rect {
             width: self.width,
             height: self.height,
         }
+    }
+}
+
+/// `v` clamped to the range of `i32`.
+pub const fn clamp(v: i64) -> i32 {
+    if v > i32::MAX as i64 {
+        i32::MAX
+    } else if v < i32::MIN as i64 {
+        i32::MIN
+    } else {
+        v as i32
     }
 }
 
@@ -108,6 +136,24 @@ pub struct Size {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/outline.rs`): a toolkit's bounds near `i32::MAX`
+    /// overflowed the centre, the containment test and the overlap.
+    #[test]
+    fn fuzz_extreme_bounds_do_not_overflow() {
+        let huge = Rect::new(i32::MAX - 1, i32::MAX - 1, i32::MAX, i32::MAX);
+        assert_eq!(huge.center(), Point::new(i32::MAX, i32::MAX));
+        assert!(huge.contains(Point::new(i32::MAX, i32::MAX)));
+        assert_eq!(
+            huge.intersection(&Rect::new(0, 0, i32::MAX, i32::MAX)),
+            Some(Rect::new(i32::MAX - 1, i32::MAX - 1, 1, 1))
+        );
+        let low = Rect::new(i32::MIN, i32::MIN, 10, 10);
+        assert_eq!(low.relative_to(Point::new(5, 5)).x, i32::MIN);
+        assert!(Rect::new(i32::MIN, 0, i32::MAX, 1)
+            .intersection(&Rect::new(-5, 0, 10, 1))
+            .is_some());
+    }
 
     #[test]
     fn contains_is_half_open() {

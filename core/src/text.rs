@@ -68,11 +68,12 @@ fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
         })
         .collect();
     let mut out = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
-    for suffix in ["...", "…", ":"] {
-        if let Some(stripped) = out.strip_suffix(suffix) {
-            out = stripped.trim_end().to_owned();
-            break;
-        }
+    // Every trailing mark, so that normalizing twice changes nothing ("Name::", "Save as…:").
+    while let Some(stripped) = ["...", "…", ":"]
+        .iter()
+        .find_map(|suffix| out.strip_suffix(suffix))
+    {
+        out = stripped.trim_end().to_owned();
     }
     out
 }
@@ -123,6 +124,16 @@ mod tests {
         assert_eq!(normalize("  Delete   File… "), "delete file");
         assert_eq!(normalize("Save as..."), "save as");
         assert_eq!(normalize("Name:"), "name");
+    }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/text.rs`): "::" normalized to ":", and again to "".
+    #[test]
+    fn fuzz_normalize_twice_changes_nothing() {
+        for label in ["::", "Save as…:", "Name ::", "a...…"] {
+            let once = normalize(label);
+            assert_eq!(normalize(&once), once, "{label:?}");
+        }
+        assert_eq!(normalize("Save as…:"), "save as");
     }
 
     #[test]

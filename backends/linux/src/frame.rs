@@ -44,16 +44,21 @@ pub fn content_rect(surface: (i32, i32), children: &[(i32, i32, i32, i32)]) -> R
     let valid = children
         .iter()
         .filter(|(x, y, w, h)| *x != i32::MIN && *y != i32::MIN && *w > 1 && *h > 1);
-    let mut union: Option<(i32, i32, i32, i32)> = None;
+    // In i64: a toolkit may report any i32.
+    let mut union: Option<(i64, i64, i64, i64)> = None;
     for &(x, y, w, h) in valid {
+        let (x, y, right, bottom) = (x as i64, y as i64, x as i64 + w as i64, y as i64 + h as i64);
         union = Some(match union {
-            None => (x, y, x + w, y + h),
-            Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x + w), y1.max(y + h)),
+            None => (x, y, right, bottom),
+            Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(right), y1.max(bottom)),
         });
     }
     match union {
-        Some((x0, y0, x1, y1)) if x0 >= 0 && y0 >= 0 && x1 <= surface.0 && y1 <= surface.1 => {
-            Rect::new(x0, y0, x1 - x0, y1 - y0)
+        Some((x0, y0, x1, y1))
+            if x0 >= 0 && y0 >= 0 && x1 <= surface.0 as i64 && y1 <= surface.1 as i64 =>
+        {
+            // Inside the surface: every value fits in i32.
+            Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32)
         }
         _ => Rect::new(0, 0, surface.0, surface.1),
     }
@@ -74,12 +79,12 @@ pub fn locate_window(
         .ok_or_else(|| "the stream's frame shows no window".to_owned())?;
     // The children's union can miss the window's own bottom padding (GTK 3 dialogs: 7 px), so
     // the height is allowed more slack than the width; the origin comes from the top-left.
-    let width_ok = (opaque.width - content.width).abs() <= 4;
-    let height_ok = (opaque.height - content.height).abs() <= 12;
+    let width_ok = (opaque.width as i64 - content.width as i64).abs() <= 4;
+    let height_ok = (opaque.height as i64 - content.height as i64).abs() <= 12;
     if width_ok && height_ok {
         Ok(Rect::new(
-            opaque.x - content.x,
-            opaque.y - content.y,
+            opaque.x.saturating_sub(content.x),
+            opaque.y.saturating_sub(content.y),
             surface.0,
             surface.1,
         ))
@@ -92,23 +97,32 @@ pub fn locate_window(
 }
 
 /// The pixels of `rect` as a new RGBA buffer of exactly `rect`'s size; parts outside the frame
-/// are transparent.
+/// are transparent. A rectangle larger than the frame and than 256 MiB of pixels gives an empty
+/// buffer rather than an allocation that size.
 pub fn crop(rgba: &[u8], width: u32, height: u32, rect: Rect) -> Vec<u8> {
-    let (fw, fh) = (width as i32, height as i32);
-    let (rw, rh) = (rect.width.max(0), rect.height.max(0));
-    let mut out = vec![0u8; (rw * rh * 4) as usize];
+    // In i64: frame sizes are u32, and a rectangle may be any i32.
+    let (fw, fh) = (width as i64, height as i64);
+    let (rw, rh) = (rect.width.max(0) as i64, rect.height.max(0) as i64);
+    let Some(len) = (rw * rh)
+        .checked_mul(4)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| *n <= rgba.len().max(1 << 28))
+    else {
+        return Vec::new();
+    };
+    let mut out = vec![0u8; len];
     for row in 0..rh {
-        let y = rect.y + row;
+        let y = rect.y as i64 + row;
         if y < 0 || y >= fh {
             continue;
         }
-        let x0 = rect.x.max(0);
-        let x1 = (rect.x + rw).min(fw);
+        let x0 = (rect.x as i64).max(0);
+        let x1 = (rect.x as i64 + rw).min(fw);
         if x0 >= x1 {
             continue;
         }
         let src = ((y * fw + x0) * 4) as usize..((y * fw + x1) * 4) as usize;
-        let dst_start = ((row * rw + (x0 - rect.x)) * 4) as usize;
+        let dst_start = ((row * rw + (x0 - rect.x as i64)) * 4) as usize;
         if let (Some(from), Some(to)) = (
             rgba.get(src.clone()),
             out.get_mut(dst_start..dst_start + src.len()),

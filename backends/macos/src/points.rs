@@ -7,17 +7,12 @@ use cu_core::geometry::{Point, Rect};
 
 /// A global AX rectangle as window-relative points of the window at `window`.
 pub fn to_window(rect: Rect, window: Rect) -> Rect {
-    Rect::new(
-        rect.x - window.x,
-        rect.y - window.y,
-        rect.width,
-        rect.height,
-    )
+    rect.relative_to(Point::new(window.x, window.y))
 }
 
 /// A window-relative point as a global point for a CGEvent.
 pub fn to_global(p: Point, window: Rect) -> Point {
-    Point::new(window.x + p.x, window.y + p.y)
+    Point::new(window.x.saturating_add(p.x), window.y.saturating_add(p.y))
 }
 
 /// The size in points of a capture `width`×`height` pixels at `backing_scale`.

@@ -23,8 +23,8 @@ pub fn to_window_logical(rect: Rect, window_physical: Rect, dpi: u32) -> Rect {
     let s = scale(dpi);
     let f = |v: i32| (f64::from(v) / s).round() as i32;
     Rect::new(
-        f(rect.x - window_physical.x),
-        f(rect.y - window_physical.y),
+        f(rect.x.saturating_sub(window_physical.x)),
+        f(rect.y.saturating_sub(window_physical.y)),
         f(rect.width),
         f(rect.height),
     )
@@ -34,8 +34,12 @@ pub fn to_window_logical(rect: Rect, window_physical: Rect, dpi: u32) -> Rect {
 pub fn to_screen_physical(p: Point, window_physical: Rect, dpi: u32) -> Point {
     let s = scale(dpi);
     Point::new(
-        window_physical.x + (f64::from(p.x) * s).round() as i32,
-        window_physical.y + (f64::from(p.y) * s).round() as i32,
+        window_physical
+            .x
+            .saturating_add((f64::from(p.x) * s).round() as i32),
+        window_physical
+            .y
+            .saturating_add((f64::from(p.y) * s).round() as i32),
     )
 }
 

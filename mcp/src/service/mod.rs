@@ -141,6 +141,13 @@ impl Service {
         }
     }
 
+    /// Watches each action's effect for `wait` instead of [`EFFECT_WAIT`]: for backends whose
+    /// effects are immediate (the scripted backend of tests and fuzzing).
+    pub fn with_effect_wait(mut self, wait: std::time::Duration) -> Service {
+        self.effect_wait = wait;
+        self
+    }
+
     /// A service whose saved states are valid only in this process's life (a remote worker).
     pub fn for_worker(backend: Arc<dyn Backend>, config: Config) -> Service {
         Service {

@@ -1,0 +1,22 @@
+//! Outline rendering of arbitrary snapshots: no panic, ids that name nodes, and a limit that
+//! holds.
+#![no_main]
+
+use arbitrary::Unstructured;
+use cu_core::outline::{render, OutlineOptions};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let (Ok(all), Ok(bounds), Ok(max)) = (u.arbitrary::<bool>(), u.arbitrary::<bool>(), u.int_in_range(0..=40usize)) else { return };
+    let Ok(snapshot) = cu_fuzz::snapshot(&mut u, 64) else { return };
+    let options = OutlineOptions { all, max_elements: max, bounds };
+    let outline = render(&snapshot, &options);
+    for (_, node) in &outline.ids {
+        assert!(*node < snapshot.nodes.len(), "an id names a node");
+    }
+    assert!(outline.ids.len() <= snapshot.nodes.len(), "each node listed once at most");
+    for node in &snapshot.nodes {
+        let _ = cu_core::outline::shown_name(&snapshot, node);
+    }
+});
