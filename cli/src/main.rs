@@ -13,8 +13,19 @@ mod health;
 mod worker;
 
 /// See and operate desktop windows from coding agents, cheaply and safely.
+///
+/// The modes (`--health`, `--ask`, `--release`, `--click`, `--click-steps`, `--type`,
+/// `--health-http`, or a command) exclude each other: `--health list` is a usage error, not a
+/// health check that ignores `list`.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-computer-use", version, about)]
+#[command(
+    name = "mcp-computer-use",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+#[command(group(clap::ArgGroup::new("mode").multiple(false)
+    .args(["health", "ask", "release", "health_http", "click", "click_steps", "type_text"])))]
 struct Cli {
     /// Check everything (configuration, display, accessibility bus, model server and model) and
     /// print a JSON report; exit 1 when something does not work.
@@ -215,14 +226,23 @@ fn main() -> ExitCode {
     init_logging();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() {
-                CuExit::Usage
-            } else {
-                CuExit::Success
-            };
+        Err(e) if !e.use_stderr() => {
+            // --help, --version.
             let _ = e.print();
-            return ExitCode::from(code.code() as u8);
+            return ExitCode::from(CuExit::Success.code() as u8);
+        }
+        Err(e) => {
+            // Bad usage answers like every other error: one JSON document with a code.
+            let message = e.to_string();
+            let first = message.lines().next().unwrap_or_default();
+            let error = Error::new(
+                cu_core::ErrorCode::InvalidArgument,
+                first.trim_start_matches("error: ").to_owned(),
+            )
+            .with_suggestion("Run `mcp-computer-use --help` for the commands and flags.");
+            emit(&error.to_json());
+            eprint!("{message}");
+            return ExitCode::from(CuExit::Usage.code() as u8);
         }
     };
     let code = match run(cli) {

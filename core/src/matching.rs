@@ -501,7 +501,8 @@ fn decide(ranked: Vec<Ranked>) -> Resolution {
     }
 }
 
-/// Checks a requested label: 1–200 characters, not blank, not an element reference (`@e3`).
+/// Checks a requested label: 1–200 characters, not blank, no control characters (no label
+/// on screen has them), not an element reference (`@e3`).
 pub fn validate_label(label: &str) -> Result<(), Error> {
     let chars = label.chars().count();
     if label.trim().is_empty() || chars > MAX_LABEL_CHARS {
@@ -510,6 +511,15 @@ pub fn validate_label(label: &str) -> Result<(), Error> {
             format!("a target label must be 1 to {MAX_LABEL_CHARS} characters (got {chars})"),
         )
         .with_suggestion("Pass the visible label of one element, as it reads on screen."));
+    }
+    if label.chars().any(char::is_control) {
+        return Err(Error::new(
+            ErrorCode::InvalidTarget,
+            format!("the target label {label:?} contains control characters"),
+        )
+        .with_suggestion(
+            "Pass the visible label as it reads on screen, without control characters.",
+        ));
     }
     if is_element_ref(label.trim()) {
         return Err(Error::new(

@@ -149,6 +149,7 @@ where
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
+        .max_header_size(limits.max_header_bytes)
         .max_buf_size(limits.max_header_bytes);
     if let Err(e) = builder.serve_connection(io, service).with_upgrades().await {
         tracing::debug!("connection ended: {e}");

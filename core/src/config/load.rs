@@ -36,6 +36,9 @@ pub struct ConfigError {
     pub key: String,
     /// What is wrong, and what is allowed.
     pub problem: String,
+    /// Further mistakes found in the same load (a file is checked whole, not stopped at its
+    /// first mistake).
+    pub also: Vec<ConfigError>,
 }
 
 impl std::fmt::Display for ConfigError {
@@ -44,7 +47,11 @@ impl std::fmt::Display for ConfigError {
             f,
             "invalid configuration: {} (from {}): {}",
             self.key, self.source, self.problem
-        )
+        )?;
+        for more in &self.also {
+            write!(f, "; {} (from {}): {}", more.key, more.source, more.problem)?;
+        }
+        Ok(())
     }
 }
 
@@ -57,7 +64,13 @@ impl From<ConfigError> for Error {
                 "Fix {} in {}; mcp-computer-use.example.toml documents every key.",
                 e.key, e.source
             ))
-            .with_details(serde_json::json!({ "key": e.key, "source": e.source.to_string() }))
+            .with_details(serde_json::json!({
+                "key": e.key,
+                "source": e.source.to_string(),
+                "problems": std::iter::once(&e).chain(&e.also).map(|p| serde_json::json!({
+                    "key": p.key, "source": p.source.to_string(), "problem": p.problem,
+                })).collect::<Vec<_>>(),
+            }))
     }
 }
 
@@ -67,28 +80,48 @@ pub(super) fn load(
 ) -> Result<Config, ConfigError> {
     let mut config = Config::defaults(env);
     let user = find_file(env)?;
+    // Every mistake of the file and the environment is reported at once.
+    let mut problems = Vec::new();
     if let Some(path) = &user {
-        apply_file(&mut config, path)?;
+        problems.extend(apply_file(&mut config, path).err());
         config.file = Some(path.clone());
     }
     for setting in SETTINGS {
         if let Some(raw) = env(setting.env) {
-            let source = ConfigSource::Env(setting.env);
-            let value = parse_env(setting, raw.trim()).map_err(|problem| ConfigError {
-                source,
-                key: setting.key.into(),
-                problem,
-            })?;
-            (setting.apply)(&mut config, value);
+            match parse_env(setting, raw.trim()) {
+                Ok(value) => (setting.apply)(&mut config, value),
+                Err(problem) => problems.push(ConfigError {
+                    also: Vec::new(),
+                    source: ConfigSource::Env(setting.env),
+                    key: setting.key.into(),
+                    problem,
+                }),
+            }
         }
     }
     let project = cwd.join("mcp-computer-use.toml");
     if project.is_file() && !same_file(&project, user.as_deref()) {
-        tighten(&mut config, &project)?;
+        problems.extend(tighten(&mut config, &project).err());
         config.project_file = Some(project);
     }
+    gather(problems)?;
     check_consistency(&config)?;
     Ok(config)
+}
+
+/// One error carrying every problem found (the first, and the rest in `also`), if any.
+fn gather(problems: Vec<ConfigError>) -> Result<(), ConfigError> {
+    let mut all = problems.into_iter().flat_map(|mut p| {
+        let also = std::mem::take(&mut p.also);
+        std::iter::once(p).chain(also)
+    });
+    match all.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            first.also = all.collect();
+            Err(first)
+        }
+    }
 }
 
 fn same_file(a: &Path, b: Option<&Path>) -> bool {
@@ -131,6 +164,7 @@ fn find_file(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<PathBuf>, Co
             Ok(Some(path))
         } else {
             Err(ConfigError {
+                also: Vec::new(),
                 source: ConfigSource::Env("MCP_CU_CONFIG"),
                 key: "(file)".into(),
                 problem: format!("{} does not exist or is not a file", path.display()),
@@ -161,71 +195,66 @@ fn apply_file_keys(
 ) -> Result<(), ConfigError> {
     let source = || ConfigSource::File(path.to_owned());
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        also: Vec::new(),
         source: source(),
         key: "(file)".into(),
         problem: format!("cannot read it: {e}"),
     })?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+        also: Vec::new(),
         source: source(),
         key: "(file)".into(),
         problem: format!("not valid TOML: {}", e.message().trim()),
     })?;
+    let mut problems = Vec::new();
+    let problem = |key: String, problem: String| ConfigError {
+        also: Vec::new(),
+        source: source(),
+        key,
+        problem,
+    };
     for (section, body) in &table {
         if section == "machines" {
-            allow("machines").map_err(|problem| ConfigError {
-                source: source(),
-                key: "machines".into(),
-                problem,
-            })?;
-            let machines = body.as_table().ok_or_else(|| ConfigError {
-                source: source(),
-                key: "machines".into(),
-                problem: "expected [machines.NAME] tables".into(),
-            })?;
+            if let Err(why) = allow("machines") {
+                problems.push(problem("machines".into(), why));
+                continue;
+            }
+            let Some(machines) = body.as_table() else {
+                problems.push(problem(
+                    "machines".into(),
+                    "expected [machines.NAME] tables".into(),
+                ));
+                continue;
+            };
             for (name, machine) in machines {
-                let parsed = super::machines::parse(name, machine).map_err(|(key, problem)| {
-                    ConfigError {
-                        source: source(),
-                        key,
-                        problem,
-                    }
-                })?;
-                config.machines.push(parsed);
+                match super::machines::parse(name, machine) {
+                    Ok(parsed) => config.machines.push(parsed),
+                    Err((key, why)) => problems.push(problem(key, why)),
+                }
             }
             continue;
         }
         let Some(body) = body.as_table() else {
-            return Err(ConfigError {
-                source: source(),
-                key: section.clone(),
-                problem: format!(
-                    "expected a [{section}] table; keys live in sections such as [model]"
-                ),
-            });
+            problems.push(problem(
+                section.clone(),
+                format!("expected a [{section}] table; keys live in sections such as [model]"),
+            ));
+            continue;
         };
         for (name, value) in body {
             let key = format!("{section}.{name}");
             let Some(setting) = SETTINGS.iter().find(|s| s.key == key) else {
-                return Err(ConfigError {
-                    source: source(),
-                    problem: unknown_key_problem(&key),
-                    key,
-                });
+                problems.push(problem(key.clone(), unknown_key_problem(&key)));
+                continue;
             };
-            allow(setting.key).map_err(|problem| ConfigError {
-                source: source(),
-                key: key.clone(),
-                problem,
-            })?;
-            let value = parse_toml(setting, value).map_err(|problem| ConfigError {
-                source: source(),
-                key: key.clone(),
-                problem,
-            })?;
-            (setting.apply)(config, value);
+            let checked = allow(setting.key).and_then(|()| parse_toml(setting, value));
+            match checked {
+                Ok(value) => (setting.apply)(config, value),
+                Err(why) => problems.push(problem(key, why)),
+            }
         }
     }
-    Ok(())
+    gather(problems)
 }
 
 fn unknown_key_problem(key: &str) -> String {
@@ -399,6 +428,7 @@ fn check_text(kind: Kind, text: &str) -> Result<Value, String> {
 fn check_consistency(config: &Config) -> Result<(), ConfigError> {
     if config.timeout_min > config.timeout_max {
         return Err(ConfigError {
+            also: Vec::new(),
             source: ConfigSource::Combined,
             key: "timeouts.min".into(),
             problem: format!(

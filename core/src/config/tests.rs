@@ -373,3 +373,38 @@ fn example_file_is_valid_and_documents_every_setting() {
     defaults.sessions_dir = loaded.sessions_dir.clone();
     assert_eq!(loaded, defaults);
 }
+
+#[test]
+fn every_mistake_of_a_file_and_the_environment_is_reported_at_once() {
+    let mut f = Fixture::new();
+    f.write(
+        USER,
+        "[model]\nname = 42\nnum_ctx = 1\n[health]\nport = 99999999\nbogus = true\n[nowhere]\nx = 1\n",
+    );
+    f.set("MCP_CU_IMAGE_QUALITY", "lots");
+    let e = f.err();
+    let keys: Vec<&str> = std::iter::once(&e)
+        .chain(&e.also)
+        .map(|p| p.key.as_str())
+        .collect();
+    for key in [
+        "model.name",
+        "model.num_ctx",
+        "health.port",
+        "health.bogus",
+        "nowhere.x",
+        "images.quality",
+    ] {
+        assert!(keys.contains(&key), "{key} missing from {keys:?}");
+    }
+    let wire = cu_error(e);
+    let problems = wire
+        .details
+        .as_ref()
+        .and_then(|d| d["problems"].as_array().map(Vec::len));
+    assert_eq!(problems, Some(6));
+}
+
+fn cu_error(e: ConfigError) -> crate::error::Error {
+    e.into()
+}
