@@ -89,13 +89,6 @@ pub struct Approvals {
     dir: PathBuf,
 }
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ErrorCode::Internal,
-        format!("{what} {}: {e}", path.display()),
-    )
-}
-
 impl Approvals {
     /// Approvals kept in `<sessions_dir>/approvals/`.
     pub fn new(sessions_dir: &Path) -> Approvals {
@@ -143,7 +136,7 @@ impl Approvals {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::new(ErrorCode::ElementNotFound, format!("no approval {id}"))
             } else {
-                io("cannot read", &path, e)
+                crate::persist::storage_error("cannot read", &path, e)
             }
         })?;
         serde_json::from_slice(&bytes)
@@ -202,9 +195,11 @@ impl Approvals {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| io("cannot open", &lock_path, e))?;
+            .map_err(|e| crate::persist::storage_error("cannot open", &lock_path, e))?;
         let mut lock = fd_lock::RwLock::new(lock_file);
-        let _guard = lock.write().map_err(|e| io("cannot lock", &lock_path, e))?;
+        let _guard = lock
+            .write()
+            .map_err(|e| crate::persist::storage_error("cannot lock", &lock_path, e))?;
         let mut approval = self.get(id)?;
         if approval.status != Status::Pending {
             return Err(Error::new(
@@ -226,7 +221,8 @@ impl Approvals {
     }
 
     fn write(&self, path: &Path, bytes: &[u8]) -> Result<()> {
-        crate::persist::write_atomic(path, bytes).map_err(|e| io("cannot store", path, e))
+        crate::persist::write_atomic(path, bytes)
+            .map_err(|e| crate::persist::storage_error("cannot store", path, e))
     }
 }
 

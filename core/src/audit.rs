@@ -96,14 +96,6 @@ const REDACTED: &str = "<redacted>";
 /// Fragments of the typed text this long or longer are redacted wherever they appear.
 const FRAGMENT: usize = 6;
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ErrorCode::Internal,
-        format!("audit log: {what} {}: {e}", path.display()),
-    )
-    .with_suggestion("Check that MCP_CU_SESSIONS_DIR is writable.")
-}
-
 impl AuditLog {
     /// The log in `sessions_dir`, keeping records for `retention_hours`.
     pub fn new(sessions_dir: &Path, retention_hours: u32) -> AuditLog {
@@ -137,17 +129,27 @@ impl AuditLog {
             .truncate(false)
             .write(true)
             .open(&self.lock)
-            .map_err(|e| io("cannot open", &self.lock, e))?;
+            .map_err(|e| crate::persist::storage_error("audit log: cannot open", &self.lock, e))?;
         let mut lock = fd_lock::RwLock::new(lock_file);
-        let _guard = lock.write().map_err(|e| io("cannot lock", &self.lock, e))?;
+        let _guard = lock
+            .write()
+            .map_err(|e| crate::persist::storage_error("audit log: cannot lock", &self.lock, e))?;
         self.purge_expired()?;
         let mut file = crate::private::file_options()
             .create(true)
             .append(true)
             .open(&self.path)
-            .map_err(|e| io("cannot open", &self.path, e))?;
-        file.write_all(line.as_bytes())
-            .map_err(|e| io("cannot write", &self.path, e))
+            .map_err(|e| crate::persist::storage_error("audit log: cannot open", &self.path, e))?;
+        // A line is written whole or not at all: a short write (a full disk) is cut off again,
+        // under the lock, so no reader ever sees a torn record.
+        let before = file
+            .metadata()
+            .map_err(|e| crate::persist::storage_error("audit log: cannot stat", &self.path, e))?
+            .len();
+        file.write_all(line.as_bytes()).map_err(|e| {
+            let _ = file.set_len(before);
+            crate::persist::storage_error("audit log: cannot write", &self.path, e)
+        })
     }
 
     /// Rewrites the log without expired records, if its first record is expired. Caller holds
@@ -182,8 +184,10 @@ impl AuditLog {
         if !body.is_empty() {
             body.push('\n');
         }
-        std::fs::write(&tmp, body).map_err(|e| io("cannot write", &tmp, e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| io("cannot replace", &self.path, e))
+        std::fs::write(&tmp, body)
+            .map_err(|e| crate::persist::storage_error("audit log: cannot write", &tmp, e))?;
+        std::fs::rename(&tmp, &self.path)
+            .map_err(|e| crate::persist::storage_error("audit log: cannot replace", &self.path, e))
     }
 }
 

@@ -55,6 +55,10 @@ codes! {
     /// A person denied the action on the Desktop page.
     ApprovalDenied => "APPROVAL_DENIED", false,
         "The user said no: do not retry this action; ask them what to do instead.";
+    /// The sessions directory cannot be written (disk full, read-only, permissions): nothing
+    /// was done that needed it.
+    StorageFailed => "STORAGE_FAILED", true,
+        "Free space on the disk of MCP_CU_SESSIONS_DIR (or make it writable, or point it elsewhere) and call again.";
     /// Nobody approved or denied the action in time.
     ApprovalTimeout => "APPROVAL_TIMEOUT", true,
         "Ask the user to watch the Desktop page (mcp-computer-use webui) and call again.";

@@ -4,6 +4,47 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::error::{Error, ErrorCode};
+
+/// The one error for a file of the sessions directory that cannot be read or written:
+/// `STORAGE_FAILED`, saying what was being done, to which file, and why.
+pub fn storage_error(what: &str, path: &Path, e: std::io::Error) -> Error {
+    let full = e.kind() == std::io::ErrorKind::StorageFull;
+    Error::new(
+        ErrorCode::StorageFailed,
+        format!("{what} {}: {e}", path.display()),
+    )
+    .with_details(serde_json::json!({ "path": path.display().to_string(), "disk_full": full }))
+}
+
+/// Bytes the sessions directory must have free before an action is sent: room for its audit
+/// records and the state's claim, so a full disk refuses the action instead of losing its record.
+pub const ROOM_FOR_AN_ACTION: u64 = 64 * 1024;
+
+/// Whether the file system holding `dir` has at least `bytes` free for this user (`true` where
+/// that cannot be asked: the write itself reports the failure there).
+pub fn has_room(dir: &Path, bytes: u64) -> bool {
+    free_bytes(dir).is_none_or(|free| free >= bytes)
+}
+
+#[cfg(unix)]
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string that outlives the call, and `stat` points to
+    // writable memory of the right type; statvfs fills it on success (return 0) only.
+    let ok = unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } == 0;
+    // SAFETY: initialized by the successful call above.
+    ok.then(|| unsafe { stat.assume_init() })
+        .map(|s| s.f_bavail as u64 * s.f_frsize as u64)
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_dir: &Path) -> Option<u64> {
+    None
+}
+
 /// Milliseconds since the epoch (0 if the clock is before it).
 pub fn now_ms() -> u64 {
     SystemTime::now()

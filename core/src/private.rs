@@ -56,11 +56,7 @@ fn create(dir: &Path) -> Result<()> {
     match builder.create(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => ensure_dir(dir),
-        Err(e) => Err(Error::new(
-            ErrorCode::Internal,
-            format!("cannot create {}: {e}", dir.display()),
-        )
-        .with_suggestion("Check that the disk has space and the parent directory is writable.")),
+        Err(e) => Err(crate::persist::storage_error("cannot create", dir, e)),
     }
 }
 

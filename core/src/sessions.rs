@@ -213,28 +213,20 @@ impl Sessions {
         match std::fs::read(&path) {
             Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::new(
-                ErrorCode::Internal,
-                format!("cannot read {}: {e}", path.display()),
-            )),
+            Err(e) => Err(crate::persist::storage_error("cannot read", &path, e)),
         }
     }
 
     /// Writes the session's record and deletes the client's other sessions.
     pub fn save(&self, key: &SessionKey, record: &SessionRecord) -> Result<()> {
-        let io = |what: &str, path: &Path, e: std::io::Error| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("{what} {}: {e}", path.display()),
-            )
-        };
         crate::private::ensure_dir(&self.dir)?;
         let mut record = record.clone();
         record.updated_ms = now_ms();
         let path = self.dir.join(key.file_name());
         let bytes = serde_json::to_vec(&record)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        crate::persist::write_atomic(&path, &bytes).map_err(|e| io("cannot store", &path, e))?;
+        crate::persist::write_atomic(&path, &bytes)
+            .map_err(|e| crate::persist::storage_error("cannot store", &path, e))?;
         for (other, file) in self.files() {
             if other.client == key.client && other.session_id != key.session_id {
                 let _ = std::fs::remove_file(file);

@@ -113,14 +113,6 @@ pub struct StateRegistry {
 
 use crate::persist::now_ms;
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ErrorCode::Internal,
-        format!("{what} {}: {e}", path.display()),
-    )
-    .with_suggestion("Check that MCP_CU_SESSIONS_DIR is writable.")
-}
-
 impl StateRegistry {
     /// A registry under `sessions_dir/states`.
     pub fn new(sessions_dir: &Path) -> StateRegistry {
@@ -167,7 +159,8 @@ impl StateRegistry {
         let path = self.path(&state.state_id, "json")?;
         let bytes = serde_json::to_vec(state)
             .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
-        crate::persist::write_atomic(&path, &bytes).map_err(|e| io("cannot store", &path, e))?;
+        crate::persist::write_atomic(&path, &bytes)
+            .map_err(|e| crate::persist::storage_error("cannot store", &path, e))?;
         self.purge();
         Ok(())
     }
@@ -178,7 +171,7 @@ impl StateRegistry {
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(self.missing(id)?),
-            Err(e) => return Err(io("cannot read", &path, e)),
+            Err(e) => return Err(crate::persist::storage_error("cannot read", &path, e)),
         };
         let state: SavedState = serde_json::from_slice(&bytes).map_err(|e| {
             Error::new(
@@ -218,6 +211,19 @@ impl StateRegistry {
         if !from.exists() {
             return Err(self.missing(id)?);
         }
+        if !crate::persist::has_room(&self.dir, crate::persist::ROOM_FOR_AN_ACTION) {
+            // Refused before anything is sent: the action's records could not be written.
+            return Err(Error::new(
+                ErrorCode::StorageFailed,
+                format!(
+                    "the disk of {} is full: the action could not be recorded, so it was not sent",
+                    self.dir.display()
+                ),
+            )
+            .with_details(
+                serde_json::json!({ "path": self.dir.display().to_string(), "disk_full": true }),
+            ));
+        }
         let claimed = crate::private::file_options()
             .write(true)
             .create_new(true)
@@ -228,7 +234,7 @@ impl StateRegistry {
                 Ok(())
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(self.missing(id)?),
-            Err(e) => Err(io("cannot consume", &to, e)),
+            Err(e) => Err(crate::persist::storage_error("cannot consume", &to, e)),
         }
     }
 

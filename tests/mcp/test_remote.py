@@ -197,6 +197,32 @@ async def test_failures_are_bounded_and_named(lab, controller):
         assert not err and any(x["id"] == w["id"] for x in res["windows"]), res
 
 
+async def test_a_worker_killed_mid_call_answers_machine_unreachable_in_time(lab, controller):
+    _, workers, _ = lab
+    connect, _ = controller
+    w1 = workers["w1"]
+    async with connect() as client:
+        pid = w1.launch("zenity-entry")
+        w = await window_on(client, "w1", pid)
+        err, state = await call(client, "gui_state", {"window_id": w["id"]})
+        assert not err, state
+
+        async def kill_soon():
+            await asyncio.sleep(1.0)
+            w1.stop()
+
+        started = time.time()
+        killer = asyncio.create_task(kill_soon())
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                      "actions": [{"type": "wait", "ms": 8000}]})
+        await killer
+        assert err and res["error"]["code"] == "MACHINE_UNREACHABLE" and res["error"]["retryable"] is True, res
+        assert time.time() - started < 20, "within the machine's timeout (20 s)"
+        w1.start()
+        err, res = await call(client, "gui_list", {"machine": "w1"})
+        assert not err, res
+
+
 def test_listener_rules_and_health(lab):
     _, workers, _ = lab
     w1 = workers["w1"]

@@ -89,18 +89,24 @@ impl Remote for RemoteMachines {
     }
 }
 
+/// Tools that send input: never sent twice.
+const ACTING_TOOLS: &[&str] = &["gui_action", "click", "type_text"];
+
 impl Machine {
     async fn call(&self, tool: &str, args: JsonObject) -> Result<CallToolResult, Error> {
         let mut request = CallToolRequestParams::new(tool.to_owned());
         request.arguments = Some(args);
-        // One retry on a fresh session: the worker may have restarted since the last call.
-        for attempt in 0..2 {
+        // One retry on a fresh session: the worker may have restarted since the last call. Only
+        // for tools that observe: a tool that acts may have acted before the connection broke,
+        // and must not act twice.
+        let attempts = if ACTING_TOOLS.contains(&tool) { 1 } else { 2 };
+        for attempt in 0..attempts {
             let peer = self.peer().await?;
             match peer.call_tool(request.clone()).await {
                 Ok(result) => return Ok(result),
                 Err(e) => {
                     *self.session.lock().await = None;
-                    if attempt == 1 {
+                    if attempt + 1 == attempts {
                         return Err(classify(&self.config, &chain(&e)));
                     }
                     tracing::debug!(machine = %self.config.name, "call failed, reconnecting: {e}");
@@ -140,8 +146,12 @@ async fn connect(config: &MachineConfig) -> Result<RunningService<RoleClient, ()
     })?;
     let mismatch = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let http = http_client(config, &mismatch)?;
-    let transport_config = StreamableHttpClientTransportConfig::with_uri(config.url.as_str())
+    let mut transport_config = StreamableHttpClientTransportConfig::with_uri(config.url.as_str())
         .auth_header(token.trim().to_owned());
+    // A result stream that breaks (the worker died mid-call) ends the call at once: reconnecting
+    // to a dead worker would only hold the agent until the machine's timeout.
+    transport_config.retry_config =
+        Arc::new(rmcp::transport::common::client_side_sse::NeverRetry::default());
     let transport = StreamableHttpClientTransport::with_client(http, transport_config);
     ().serve(transport).await.map_err(|e| {
         if mismatch.load(std::sync::atomic::Ordering::SeqCst) {

@@ -264,12 +264,7 @@ impl Connected {
     }
 
     async fn atspi_frames(&self) -> Result<Vec<Frame>> {
-        let apps = self.atspi.children(&Atspi::desktop()).await.map_err(|e| {
-            Error::new(
-                ErrorCode::GuiUnavailable,
-                format!("the AT-SPI registry does not answer: {}", e.message),
-            )
-        })?;
+        let apps = self.atspi.applications().await?;
         let per_app = apps.into_iter().map(|app| async move {
             let (name, kids, pid, rel) = tokio::join!(
                 self.atspi.name(&app),

@@ -148,7 +148,22 @@ impl X11 {
 
     /// Top-level client windows, from the window manager's `_NET_CLIENT_LIST`.
     pub(crate) fn client_windows(&self) -> Result<Vec<XWindow>> {
-        let ids = self.prop32(self.root, self.atoms.client_list);
+        // Asked with errors kept: a broken connection (the X server gone) is GUI_UNAVAILABLE,
+        // not an empty desktop.
+        let reply = self
+            .conn
+            .get_property(
+                false,
+                self.root,
+                self.atoms.client_list,
+                AtomEnum::ANY,
+                0,
+                4096,
+            )
+            .map_err(|e| x_err("connection lost", e))?
+            .reply()
+            .map_err(|e| x_err("cannot read _NET_CLIENT_LIST", e))?;
+        let ids: Vec<u32> = reply.value32().map(|v| v.collect()).unwrap_or_default();
         Ok(ids
             .into_iter()
             .filter_map(|id| self.describe(id).ok())

@@ -218,9 +218,18 @@ impl Service {
 
     /// `health`: the desktop backend, the model server, auto-start; `ok` when both work.
     pub async fn health(&self) -> serde_json::Value {
-        let gui = match self.backend.info().await {
-            Ok(info) => serde_json::json!({ "ok": true, "backend": info }),
-            Err(e) => serde_json::json!({ "ok": false, "error": e.to_json()["error"] }),
+        // What the backend depends on, checked now (a display that went away since the
+        // backend connected shows here, not only in the next failing call).
+        let (info, checks) = tokio::join!(self.backend.info(), self.backend.health());
+        let gui = match info {
+            Ok(info) => serde_json::json!({
+                "ok": checks.iter().all(|c| c.ok),
+                "backend": info,
+                "checks": checks,
+            }),
+            Err(e) => {
+                serde_json::json!({ "ok": false, "error": e.to_json()["error"], "checks": checks })
+            }
         };
         let model = self.model.health().await;
         let (autostarted, last) = self.model.autostart_report();

@@ -2,6 +2,7 @@
 //! and their top-level windows. The walk lives in [`walk`], semantic actions in [`act`].
 
 pub(crate) mod act;
+pub(crate) mod apps;
 pub(crate) mod probe;
 pub(crate) mod walk;
 
@@ -76,6 +77,8 @@ pub(crate) struct Atspi {
     /// Direct connections to applications that offer one (atk-bridge: GTK 3, Firefox,
     /// Chromium), by bus name; `None` = the app offers none, use the bus.
     peers: std::sync::Arc<std::sync::Mutex<HashMap<String, Option<Connection>>>>,
+    /// Bus connections found not to be applications ([`apps`]).
+    verdicts: apps::Verdicts,
     /// The accessibility bus address, part of the desktop instance marker.
     pub address: String,
 }
@@ -117,6 +120,7 @@ impl Atspi {
         Ok(Atspi {
             conn,
             peers: Default::default(),
+            verdicts: Default::default(),
             address,
         })
     }

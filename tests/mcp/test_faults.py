@@ -1,0 +1,294 @@
+"""Faults, each with a coded error and nothing lost: the AT-SPI registry killed during snapshots,
+the app killed during an action, the X server gone, the model server killed mid-answer, a full
+disk under the sessions directory, and two servers acting on one state at once. (A worker killed
+mid-call is in test_remote.py, beside the other worker failures.)
+
+Destructive faults get a desktop of their own, started here and stopped after."""
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, ROOT, _free_port, call, element, observe, window_of
+from test_bad_inputs import files_whole
+
+pytestmark = pytest.mark.anyio
+CODED = {"GUI_UNAVAILABLE", "WINDOW_NOT_FOUND", "APP_NOT_FOUND", "ACTION_FAILED", "TIMEOUT",
+         "ELEMENT_NOT_FOUND", "STATE_EXPIRED"}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def desktop_env(n):
+    env = {}
+    for line in open(f"/tmp/deskenv-{n}/env"):
+        line = line.strip()
+        if line.startswith("export "):
+            line = line[len("export "):]
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            env[k] = v.strip("'\"")
+    return env
+
+
+def pids(n):
+    out = {}
+    for line in open(f"/tmp/deskenv-{n}/pids"):
+        name, _, pid = line.strip().partition("=")
+        out.setdefault(name, int(pid))
+    return out
+
+
+@pytest.fixture
+def own_desktop(desktop):
+    """A desktop for this test alone (destroyed by it)."""
+    n = 80 + os.getpid() % 15
+    subprocess.run(["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(n)], check=True,
+                   capture_output=True)
+    try:
+        yield n
+    finally:
+        subprocess.run(["bash", str(ROOT / "scripts/desktop/stop-desktop.sh"), str(n), "--purge"],
+                       capture_output=True)
+
+
+def server_on(n, sessions, **extra):
+    env = dict(desktop_env(n), PATH=os.environ["PATH"], HOME=os.environ.get("HOME", "/root"),
+               MCP_CU_SESSIONS_DIR=str(sessions), MCP_CU_MODEL="none", **extra)
+    return Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60), env
+
+
+def launch(n, app):
+    out = subprocess.run(["bash", str(ROOT / "scripts/desktop/launch-apps.sh"), str(n), app],
+                         capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1].split("=")[1])
+
+
+async def bounded(coro, seconds):
+    with anyio.fail_after(seconds):
+        return await coro
+
+
+async def test_the_accessibility_registry_killed_during_snapshots(own_desktop, tmp_path):
+    client, _ = server_on(own_desktop, tmp_path)
+    pid = launch(own_desktop, "biglist")
+    async with client:
+        w = await window_of(client, pid, timeout=30)
+        results = []
+
+        async def snapshots():
+            for _ in range(6):
+                results.append(await bounded(call(client, "gui_state", {"window_id": w["id"], "all": True}), 30))
+
+        async def kill_registry():
+            await anyio.sleep(0.3)
+            os.kill(pids(own_desktop)["registryd"], signal.SIGKILL)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(snapshots)
+            tg.start_soon(kill_registry)
+        for err, res in results:
+            assert not err or (res["error"]["code"] in CODED and res["error"]["suggestion"]), res
+        # The bus starts the registry again on the next call; the server needs no restart.
+        deadline = time.time() + 20
+        while True:
+            err, res = await bounded(call(client, "gui_list", {}), 30)
+            if not err and any(x.get("pid") == pid for x in res["windows"]):
+                break
+            assert time.time() < deadline, res
+            await anyio.sleep(0.3)
+
+
+async def test_the_app_killed_during_an_action(apps, server_env):
+    pid = apps.launch("qt6")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_MODEL="none")),
+                      read_timeout_seconds=60) as client:
+        w = await window_of(client, pid)
+        state = await observe(client, w["id"])
+        box = element(state["outline"], "check_box", "Remember me")[0]
+        entry = element(state["outline"], "text_input", "Name entry")[0]
+        steps = [{"type": "click", "element_id": box}, {"type": "wait", "ms": 1500},
+                 {"type": "type", "element_id": entry, "text": "never typed"}]
+
+        async def kill():
+            await anyio.sleep(0.8)
+            apps.close()
+
+        started = time.monotonic()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(kill)
+            err, res = await bounded(call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                                 "actions": steps}), 30)
+        assert time.monotonic() - started < 20
+        # The click ran; the app died in the wait; the typing step fails with a code, saying
+        # which steps completed.
+        assert err, res
+        assert res["error"]["code"] in CODED, res
+        assert res["error"]["details"]["completed"][0]["step"] == 0, res
+        err, res = await call(client, "gui_list", {})
+        assert not err and all(x.get("pid") != pid for x in res["windows"]), res
+
+
+async def test_the_x_server_gone(own_desktop, tmp_path):
+    client, _ = server_on(own_desktop, tmp_path)
+    async with client:
+        err, res = await call(client, "gui_list", {})
+        assert not err, res
+        os.kill(pids(own_desktop)["xvfb"], signal.SIGKILL)
+        for tool, args in [("gui_list", {}), ("gui_state", {"window_id": "x11:1"}),
+                           ("click", {"app": "anything", "target": "OK"})]:
+            err, res = await bounded(call(client, tool, args), 30)
+            assert err and res["error"]["code"] in CODED, (tool, res)
+            assert res["error"]["suggestion"], res
+        err, res = await bounded(call(client, "health", {}), 30)
+        assert not err and res["ok"] is False, res
+
+
+DYING_MODEL = textwrap.dedent("""
+    import http.server, os, sys, json
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"models": [{"name": "m:1", "model": "m:1"}]}).encode()
+            self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+            self.wfile.write(body)
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.path.endswith("/api/show"):
+                return self.do_GET()
+            # An answer announced whole (as Ollama's is), cut off when the process dies.
+            self.send_response(200); self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "4000"); self.end_headers()
+            self.wfile.write(b'{"message":{"role":"assistant","content":"{\\\\"status\\\\": \\\\"wor'); self.wfile.flush()
+            print("mid-answer", flush=True)
+            sys.stdin.readline()  # the test kills us here
+        def log_message(self, *a): pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+""")
+
+
+async def test_the_model_server_killed_mid_answer(apps, server_env, tmp_path):
+    port = _free_port()
+    model = subprocess.Popen([sys.executable, "-c", DYING_MODEL, str(port)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        pid = apps.launch("qt6")
+        env = dict(server_env, MCP_CU_OLLAMA_URL=f"http://127.0.0.1:{port}", MCP_CU_MODEL="m:1",
+                   MCP_CU_AUTOSTART_OLLAMA="0")
+        async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=90) as client:
+            w = await window_of(client, pid)
+
+            async def kill_when_answering():
+                line = await anyio.to_thread.run_sync(model.stdout.readline)
+                assert line.strip() == "mid-answer"
+                model.kill()
+
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(kill_when_answering)
+                err, res = await bounded(call(client, "look_at_screen", {"question": "Is it finished?", "app": w["id"]}), 90)
+            assert time.monotonic() - started < 60
+            assert err, res
+            assert res["error"]["code"] in {"OLLAMA_UNREACHABLE", "MODEL_TIMEOUT"}, res
+            assert res["error"]["retryable"] is True and res["error"]["suggestion"]
+            # What the window says still reaches the agent.
+            assert "clicks: 0" in json.dumps(res.get("extracted", res["error"].get("details", {}))), res
+    finally:
+        model.kill()
+        model.wait(timeout=10)
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("SKIPPED: mounting a tmpfs needs root")
+    mount = tmp_path / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill(directory):
+    with contextlib.suppress(OSError), open(directory / "filler", "wb") as f:
+        while True:
+            f.write(b"\0" * 4096)
+            f.flush()
+
+
+async def test_a_full_disk_under_the_sessions_directory(apps, server_env, full_disk):
+    pid = apps.launch("qt6")
+    sessions = full_disk / "sessions"
+    env = dict(server_env, MCP_CU_SESSIONS_DIR=str(sessions), MCP_CU_MODEL="none")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
+        w = await window_of(client, pid)
+        state = await observe(client, w["id"])  # creates the directory while there is room
+        box = element(state["outline"], "check_box", "Remember me")[0]
+        fill(full_disk)
+        err, res = await call(client, "gui_state", {"window_id": w["id"]})
+        assert err and res["error"]["code"] == "STORAGE_FAILED" and res["error"]["retryable"] is True, res
+        assert res["error"]["details"]["disk_full"] is True, res
+        err, res = await call(client, "look_at_screen", {"question": "What is shown?", "app": w["id"],
+                                                          "client": "t", "session_id": "s1"})
+        # An answer the agent can use, or a coded error; never a torn session file.
+        assert not err or res["error"]["code"] == "STORAGE_FAILED", res
+        # An action whose audit line cannot be written is not sent.
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                      "actions": [{"type": "click", "element_id": box}]})
+        assert err and res["error"]["code"] == "STORAGE_FAILED", res
+        os.remove(full_disk / "filler")
+        files_whole(sessions)
+        now = await observe(client, w["id"])
+        assert "checked" not in [line for line in now["outline"].splitlines() if "Remember me" in line][0], now
+        # With room again, the same state works: the refused call used nothing up.
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                      "actions": [{"type": "click", "element_id": box}]})
+        assert not err, res
+    for line in (sessions / "actions.log").read_text().splitlines():
+        json.loads(line)
+
+
+async def test_two_servers_acting_on_one_state_at_once(apps, server_env):
+    pid = apps.launch("qt6")
+    env = dict(server_env, MCP_CU_MODEL="none")
+    params = StdioServerParameters(command=BIN, args=[], env=env)
+    async with Client(params, read_timeout_seconds=60) as a, Client(params, read_timeout_seconds=60) as b:
+        w = await window_of(a, pid)
+        for _ in range(3):
+            state = await observe(a, w["id"])
+            box = element(state["outline"], "check_box", "Remember me")[0]
+            args = {"window_id": w["id"], "state_id": state["state_id"], "actions": [{"type": "click", "element_id": box}]}
+            answers = []
+
+            async def act(client):
+                answers.append(await call(client, "gui_action", args))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(act, a)
+                tg.start_soon(act, b)
+            ok = [res for err, res in answers if not err]
+            refused = [res for err, res in answers if err]
+            assert len(ok) == 1 and len(refused) == 1, answers
+            assert refused[0]["error"]["code"] == "STATE_ALREADY_USED", refused
+        # Three clicks, each once: the box ends checked.
+        now = await observe(b, w["id"])
+        assert "checked" in [line for line in now["outline"].splitlines() if "Remember me" in line][0], now
