@@ -37,7 +37,12 @@ fn free_bytes(dir: &Path) -> Option<u64> {
     let ok = unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } == 0;
     // SAFETY: initialized by the successful call above.
     ok.then(|| unsafe { stat.assume_init() })
-        .map(|s| s.f_bavail as u64 * s.f_frsize as u64)
+        // The fields' widths differ between Unix systems (u64 here, u32 on macOS).
+        .map(|s| {
+            #[allow(clippy::unnecessary_cast)]
+            let (blocks, size) = (s.f_bavail as u64, s.f_frsize as u64);
+            blocks.saturating_mul(size)
+        })
 }
 
 #[cfg(not(unix))]
