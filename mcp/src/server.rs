@@ -81,6 +81,32 @@ impl McpServer {
         }
     }
 
+    /// [`McpServer::call`] as a tool result: an error becomes an error result, and a panic
+    /// inside the call answers that call with `INTERNAL` at once; the server and the next call
+    /// go on (the first round's `look_at_screen` never answered after one).
+    pub async fn call_answering_panics(&self, name: &str, args: JsonObject) -> CallToolResult {
+        let call = std::panic::AssertUnwindSafe(self.call(name, args));
+        match futures_util::FutureExt::catch_unwind(call).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => error_result(&e),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(tool = %name, "tool call panicked: {what}");
+                error_result(
+                    &Error::new(
+                        cu_core::ErrorCode::Internal,
+                        format!("{name} failed inside mcp-computer-use (a bug): {what}"),
+                    )
+                    .with_suggestion("Try again; if it repeats, report it with the server's log."),
+                )
+            }
+        }
+    }
+
     async fn forward(
         &self,
         machine: &str,
@@ -335,31 +361,7 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        // A panic inside one tool call answers that call with INTERNAL at once; the server and
-        // the next call go on (the first round's look_at_screen never answered after one).
-        let call = std::panic::AssertUnwindSafe(self.call(&request.name, args));
-        let result = match futures_util::FutureExt::catch_unwind(call).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(e)) => error_result(&e),
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                tracing::error!(tool = %request.name, "tool call panicked: {what}");
-                error_result(
-                    &Error::new(
-                        cu_core::ErrorCode::Internal,
-                        format!(
-                            "{} failed inside mcp-computer-use (a bug): {what}",
-                            request.name
-                        ),
-                    )
-                    .with_suggestion("Try again; if it repeats, report it with the server's log."),
-                )
-            }
-        };
+        let result = self.call_answering_panics(&request.name, args).await;
         Ok(result.into())
     }
 }
@@ -379,4 +381,42 @@ pub async fn serve_stdio(server: McpServer) -> Result<(), Error> {
         .await
         .map_err(|e| internal("MCP stdio session ended with an error", &e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use cu_backend_scripted::{Call, Scripted};
+    use cu_core::config::Config;
+    use cu_core::geometry::Point;
+
+    use super::*;
+
+    /// The first round's bug: a panic inside `look_at_screen` left the call unanswered.
+    #[tokio::test]
+    async fn a_panic_inside_a_tool_call_answers_internal_and_the_next_call_works() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let backend = Scripted::new();
+        let window = backend
+            .open(
+                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"OK\" @10,10 40x20\n",
+                Point::new(0, 0),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut config = Config::defaults(&|_| None);
+        config.sessions_dir = dir.path().to_path_buf();
+        let server = McpServer::new(Arc::new(Service::new(Arc::new(backend.clone()), config)));
+        let mut args = JsonObject::new();
+        args.insert("window_id".into(), window.0.clone().into());
+        backend.panic_next(Call::Snapshot);
+        let answer = server
+            .call_answering_panics("gui_state", args.clone())
+            .await;
+        assert_eq!(answer.is_error, Some(true));
+        let error = answer_json(answer).err().map(|e| e.code);
+        assert_eq!(error, Some(cu_core::ErrorCode::Internal));
+        let next = server.call_answering_panics("gui_state", args).await;
+        assert!(answer_json(next).is_ok(), "the next call works");
+    }
 }

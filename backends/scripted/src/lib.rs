@@ -93,6 +93,7 @@ struct World {
     presses: Vec<String>,
     reactions: HashMap<String, Reaction>,
     failures: HashMap<Call, ErrorCode>,
+    panics: std::collections::HashSet<Call>,
     next_window: u32,
 }
 
@@ -148,6 +149,12 @@ impl Scripted {
     /// Makes the next call of kind `call` fail with `code`.
     pub fn fail_next(&self, call: Call, code: ErrorCode) {
         self.world().failures.insert(call, code);
+    }
+
+    /// Makes the next call of kind `call` panic (a bug inside a tool call, for the test that
+    /// such a call answers `INTERNAL` and the next one works).
+    pub fn panic_next(&self, call: Call) {
+        self.world().panics.insert(call);
     }
 
     /// Every recorded call.
@@ -228,6 +235,9 @@ impl World {
     }
 
     fn fail(&mut self, call: Call) -> Result<()> {
+        if self.panics.remove(&call) {
+            panic!("scripted panic in {call:?}");
+        }
         match self.failures.remove(&call) {
             Some(code) => Err(Error::new(code, format!("scripted failure of {call:?}"))),
             None => Ok(()),
