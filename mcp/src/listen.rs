@@ -3,8 +3,8 @@
 //! connections that never finish cannot keep real clients out.
 //!
 //! - **A cap on connections** ([`Limits::max_connections`]). A connection over the cap first
-//!   evicts an idle one: the oldest that has not yet sent a whole request (still in its TLS
-//!   handshake or its first headers: what a flood of idle connections is made of), else the one
+//!   evicts an idle one: the oldest still in its TLS handshake, else the oldest that has not yet
+//!   sent a whole request (what a flood of idle or half-sent connections is made of), else the one
 //!   idle longest between keep-alive requests. A connection inside a request, including a streamed
 //!   tool result, is never evicted. With no idle one to evict, the new connection is closed at once.
 //! - **Timeouts**: the TLS handshake and every request's headers must arrive within their limits.
@@ -88,7 +88,12 @@ pub async fn serve(
                 continue;
             }
         };
-        let Some(conn) = table.admit(limits.max_connections) else {
+        let first = match transport {
+            Transport::Plain => Stage::Secured,
+            #[cfg(feature = "tls")]
+            Transport::Tls(_) => Stage::Connected,
+        };
+        let Some(conn) = table.admit(limits.max_connections, first) else {
             tracing::debug!(%peer, "connection refused: every connection is inside a request");
             drop(tcp);
             continue;
@@ -118,7 +123,10 @@ async fn serve_connection(
         #[cfg(feature = "tls")]
         Transport::Tls(acceptor) => {
             match tokio::time::timeout(limits.handshake_timeout, acceptor.accept(tcp)).await {
-                Ok(Ok(stream)) => http1(TokioIo::new(stream), app, limits, conn).await,
+                Ok(Ok(stream)) => {
+                    conn.reached(Stage::Secured);
+                    http1(TokioIo::new(stream), app, limits, conn).await
+                }
                 Ok(Err(e)) => tracing::debug!("TLS handshake failed: {e}"),
                 Err(_) => tracing::debug!("TLS handshake timed out"),
             }
@@ -167,8 +175,8 @@ struct Conn {
     table: Arc<Table>,
     /// Requests in progress on this connection (a response body counts until it is done).
     busy: Mutex<usize>,
-    /// Whether a whole request has arrived on this connection yet.
-    served: std::sync::atomic::AtomicBool,
+    /// How far the connection got ([`Stage`] as a number).
+    stage: std::sync::atomic::AtomicU8,
     /// When the connection last became idle (ids order connections with equal times).
     idle_since: Mutex<std::time::Instant>,
     closed: Arc<Notify>,
@@ -176,7 +184,7 @@ struct Conn {
 
 impl Table {
     /// Registers a new connection, evicting the longest-idle one when the table is full.
-    fn admit(self: &Arc<Self>, max: usize) -> Option<Arc<Conn>> {
+    fn admit(self: &Arc<Self>, max: usize, stage: Stage) -> Option<Arc<Conn>> {
         let Ok(mut guard) = self.conns.lock() else {
             return None;
         };
@@ -192,7 +200,7 @@ impl Table {
             id: *next,
             table: self.clone(),
             busy: Mutex::new(0),
-            served: std::sync::atomic::AtomicBool::new(false),
+            stage: std::sync::atomic::AtomicU8::new(stage as u8),
             idle_since: Mutex::new(std::time::Instant::now()),
             closed: Arc::new(Notify::new()),
         });
@@ -224,11 +232,30 @@ fn longest_idle(conns: &BTreeMap<u64, Arc<Conn>>) -> Option<u64> {
         .values()
         .filter(|c| c.busy.lock().map(|n| *n == 0).unwrap_or(false))
         .min_by_key(|c| {
-            let served = c.served.load(std::sync::atomic::Ordering::Relaxed);
+            let stage = c.stage.load(std::sync::atomic::Ordering::Relaxed);
             let since = c.idle_since.lock().map(|t| *t).ok();
-            (served, since, c.id)
+            (stage, since, c.id)
         })
         .map(|c| c.id)
+}
+
+/// How far a connection got; eviction takes the lowest stage first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+enum Stage {
+    /// Accepted; a TLS handshake not finished.
+    Connected = 0,
+    /// Ready for HTTP (plain, or the handshake done): no whole request yet.
+    Secured = 1,
+    /// A whole request has arrived.
+    Served = 2,
+}
+
+impl Conn {
+    fn reached(&self, stage: Stage) {
+        self.stage
+            .fetch_max(stage as u8, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Marks a connection busy for as long as it lives.
@@ -236,8 +263,7 @@ struct Busy(Arc<Conn>);
 
 impl Busy {
     fn enter(conn: Arc<Conn>) -> Busy {
-        conn.served
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        conn.reached(Stage::Served);
         if let Ok(mut n) = conn.busy.lock() {
             *n += 1;
         }
@@ -299,11 +325,15 @@ mod tests {
     #[test]
     fn a_full_table_evicts_the_longest_idle_connection_never_a_busy_one() {
         let table = Arc::new(Table::default());
-        let first = table.admit(2).unwrap_or_else(|| panic!("admitted"));
-        let second = table.admit(2).unwrap_or_else(|| panic!("admitted"));
+        let first = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted"));
+        let second = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted"));
         let busy = Busy::enter(first.clone());
         let third = table
-            .admit(2)
+            .admit(2, Stage::Secured)
             .unwrap_or_else(|| panic!("admitted by evicting"));
         let ids: Vec<u64> = table
             .conns
@@ -317,25 +347,53 @@ mod tests {
         );
         let _also_busy = Busy::enter(third.clone());
         assert!(
-            table.admit(2).is_none(),
+            table.admit(2, Stage::Secured).is_none(),
             "every connection busy: the new one is refused"
         );
         drop(busy);
         assert!(
-            table.admit(2).is_some(),
+            table.admit(2, Stage::Secured).is_some(),
             "the first is idle again and can be evicted"
         );
         drop(second);
     }
 
     #[test]
+    fn connections_in_their_handshake_go_before_ones_that_finished_it() {
+        let table = Arc::new(Table::default());
+        let secured = table
+            .admit(2, Stage::Connected)
+            .unwrap_or_else(|| panic!("admitted"));
+        secured.reached(Stage::Secured);
+        let handshaking = table
+            .admit(2, Stage::Connected)
+            .unwrap_or_else(|| panic!("admitted"));
+        let _next = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted by evicting"));
+        let ids: Vec<u64> = table
+            .conns
+            .lock()
+            .map(|g| g.1.keys().copied().collect())
+            .unwrap_or_default();
+        assert!(
+            ids.contains(&secured.id) && !ids.contains(&handshaking.id),
+            "{ids:?}"
+        );
+    }
+
+    #[test]
     fn connections_that_never_sent_a_request_go_before_idle_keep_alive_ones() {
         let table = Arc::new(Table::default());
-        let client = table.admit(2).unwrap_or_else(|| panic!("admitted"));
+        let client = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted"));
         drop(Busy::enter(client.clone()));
-        let _flood = table.admit(2).unwrap_or_else(|| panic!("admitted"));
+        let _flood = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted"));
         let _next = table
-            .admit(2)
+            .admit(2, Stage::Secured)
             .unwrap_or_else(|| panic!("admitted by evicting"));
         let ids: Vec<u64> = table
             .conns

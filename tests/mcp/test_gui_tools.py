@@ -181,3 +181,4 @@ async def test_a_scaled_screenshot_states_its_scale(server_env, apps):
         assert text["image"]["width"] == 200
         assert abs(text["image"]["scale"] - 200 / w["bounds"]["w"]) < 1e-6
         assert abs(text["image"]["height"] - round(w["bounds"]["h"] * text["image"]["scale"])) <= 1
+

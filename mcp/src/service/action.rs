@@ -14,7 +14,7 @@ use cu_core::activation::{self, Reach};
 use cu_core::approvals::Target;
 use cu_core::audit::AuditRecord;
 use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
-use cu_core::element::{Snapshot, SnapshotOptions};
+use cu_core::element::{Snapshot, SnapshotOptions, State};
 use cu_core::geometry::{Point, Rect};
 use cu_core::role::Role;
 use cu_core::safety::Decision;
@@ -585,8 +585,10 @@ impl Service {
     }
 
     /// Brings the window forward before synthetic input and waits for it to be focused and its
-    /// tree to settle (unchanged for 150 ms, at most 1 s), so the focus change of the activation
-    /// is not reported as the action's effect.
+    /// tree to settle, so the focus change of the activation is not reported as the action's
+    /// effect: unchanged for 150 ms once an element has taken focus (toolkits give the focus
+    /// widget its focus some time after the window is activated: Qt later than 150 ms), or for
+    /// 600 ms in a window where nothing has taken it (yet); at most 1.5 s.
     pub(super) async fn activate_and_settle(&self, window: &WindowId) {
         let focused = || async {
             self.backend
@@ -599,16 +601,25 @@ impl Service {
         if focused().await || self.backend.activate(window).await.is_err() {
             return;
         }
-        let deadline = Instant::now() + Duration::from_millis(1000);
+        let deadline = Instant::now() + Duration::from_millis(1500);
         while !focused().await && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let options = SnapshotOptions {
+            time_budget_ms: 1500,
+            ..SnapshotOptions::default()
+        };
         let (mut last, mut since) = (None, Instant::now());
         while Instant::now() < deadline {
-            let now = self.fingerprint(window).await.ok();
+            let snapshot = self.backend.snapshot(window, &options).await.ok();
+            let now = snapshot.as_ref().map(fingerprint);
+            let has_focus = snapshot
+                .as_ref()
+                .is_some_and(|s| s.nodes.iter().any(|n| n.states.contains(State::Focused)));
+            let quiet = if has_focus { 150 } else { 600 };
             if now.is_none() || now != last {
                 (last, since) = (now, Instant::now());
-            } else if since.elapsed() >= Duration::from_millis(150) {
+            } else if since.elapsed() >= Duration::from_millis(quiet) {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(30)).await;
