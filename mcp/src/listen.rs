@@ -243,7 +243,8 @@ fn longest_idle(conns: &BTreeMap<u64, Arc<Conn>>) -> Option<u64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 enum Stage {
-    /// Accepted; a TLS handshake not finished.
+    /// Accepted; a TLS handshake not finished (TLS listeners only).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     Connected = 0,
     /// Ready for HTTP (plain, or the handshake done): no whole request yet.
     Secured = 1,
