@@ -20,7 +20,7 @@ import urllib.request
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT, _free_port, call, eventually, window_of
+from conftest import BIN, ROOT, _free_port, call, eventually, poll, window_of
 
 pytestmark = pytest.mark.anyio
 LLM_DIR = ROOT / "tests" / "llm"
@@ -170,11 +170,18 @@ async def test_sessions_track_changes_cache_answers_and_replace_old_ones(apps, s
         err, res = await call(client, "click", {"app": app, "steps": ["7", "×", "6", "="]})
         assert not err, res
         await eventually(client, app, lambda t: 'text_area ="42"' in t, "42 on the display")
-        await asyncio.sleep(1.5)  # the history list settles after the display
         err, changed = await call(client, "look_at_screen", {"question": q, "app": app, **session})
         assert not err, changed
         assert "cached" not in changed, "the screen changed: the model is asked again"
         assert "new text in the last message" in changed["changed_since_last"], changed
+
+        # The history list settles after the display: ask again until the answer comes from the
+        # cache (the screen is still), instead of sleeping and hoping.
+        async def from_cache():
+            err, again = await call(client, "look_at_screen", {"question": q, "app": app, **session})
+            assert not err, again
+            return again if again.get("cached") else None
+        changed = await poll(from_cache, "a cached answer once the calculator is still", timeout=30, every=0.5)
     # The same question on the unchanged screen comes from the file, with no model call: this
     # server's model URL answers nothing at all.
     dead = openai_env(server_env, f"http://127.0.0.1:{_free_port()}")
