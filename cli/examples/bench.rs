@@ -224,11 +224,11 @@ async fn main() -> anyhow::Result<()> {
             let dir = tempfile::tempdir()?;
             let mut config = cu_core::config::Config::defaults(&|_| None);
             config.sessions_dir = dir.path().to_owned();
-            let service = cu_mcp::service::Service::new(backend.clone(), config);
+            let service = cu_tools::Service::new(backend.clone(), config);
             let (mut observe, mut act, mut total) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..reps {
                 let t0 = Instant::now();
-                let request = cu_mcp::service::StateRequest { window_id: id.0.clone(), ..Default::default() };
+                let request = cu_tools::StateRequest { window_id: id.0.clone(), ..Default::default() };
                 let state = service.gui_state(&request).await?;
                 observe.push(ms(t0));
                 let one = state
@@ -238,10 +238,10 @@ async fn main() -> anyhow::Result<()> {
                     .and_then(|l| l.split_whitespace().next())
                     .ok_or_else(|| anyhow::anyhow!("no button 1"))?
                     .to_owned();
-                let spec: cu_mcp::service::ActionSpec =
+                let spec: cu_tools::ActionSpec =
                     serde_json::from_value(serde_json::json!({ "type": "click", "element_id": one }))?;
                 let t1 = Instant::now();
-                let action = cu_mcp::service::ActionRequest {
+                let action = cu_tools::ActionRequest {
                     window_id: id.0.clone(),
                     state_id: state.state_id,
                     actions: vec![spec],

@@ -1,15 +1,16 @@
 //! `--health`: configuration, display, accessibility bus, model server and model, as one JSON
 //! report (the `health` tool's, plus the backend's own checks).
 
-use cu_core::config::Config;
 use cu_core::error::{Error, ExitCode};
 
-pub(crate) async fn run(config: Config) -> Result<ExitCode, Error> {
-    let backend = cu_backends::platform_backend();
-    let checks = backend.health().await;
-    let file = config.file.as_ref().map(|p| p.display().to_string());
-    let service = cu_mcp::service::Service::new(backend.clone(), config);
-    let mut report = service.health().await;
+pub(crate) async fn run(service: cu_tools::Service) -> Result<ExitCode, Error> {
+    let checks = service.backend().health().await;
+    let file = service
+        .config()
+        .file
+        .as_ref()
+        .map(|p| p.display().to_string());
+    let mut report = serde_json::to_value(service.health().await).unwrap_or_default();
     let ok = checks.iter().all(|c| c.ok) && report["ok"] == true;
     report["ok"] = serde_json::json!(ok);
     report["config_file"] = serde_json::json!(file);

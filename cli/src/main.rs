@@ -26,6 +26,8 @@ mod worker;
 )]
 #[command(group(clap::ArgGroup::new("mode").multiple(false)
     .args(["health", "ask", "release", "health_http", "click", "click_steps", "type_text"])))]
+#[command(group(clap::ArgGroup::new("label_mode").multiple(false)
+    .args(["click", "click_steps", "type_text"])))]
 struct Cli {
     /// Check everything (configuration, display, accessibility bus, model server and model) and
     /// print a JSON report; exit 1 when something does not work.
@@ -69,7 +71,7 @@ struct Cli {
     type_text: Option<Vec<String>>,
 
     /// With --click, --click-steps or --type: the user explicitly approved a dangerous action.
-    #[arg(long)]
+    #[arg(long, requires = "label_mode")]
     confirm_dangerous: bool,
 
     #[command(subcommand)]
@@ -132,6 +134,9 @@ enum Command {
         /// Full bounds (x,y wxh) instead of the click point (@x,y).
         #[arg(long)]
         bounds: bool,
+        /// Only the elements whose name, value or description contains this text.
+        #[arg(long)]
+        query: Option<String>,
     },
     /// Act on a window with the state_id of an observation: ACTIONS_JSON is a JSON list such as
     /// '[{"type":"click","element_id":"e7"}]'.
@@ -252,7 +257,138 @@ fn main() -> ExitCode {
     ExitCode::from(code.code() as u8)
 }
 
+/// What one invocation does. The predecessor's flags and the subcommands are one grammar: clap
+/// lets at most one mode through (`--health list` is a usage error), and it becomes exactly one
+/// of these, dispatched once in [`Mode::run`].
+enum Mode {
+    /// No mode, or `serve` without `--http`: MCP over stdio, the way agents start us (with the
+    /// health endpoint when `--health-http` or the configuration asks).
+    Stdio { health_http: bool },
+    /// `--health`.
+    Health,
+    /// `--ask QUESTION [--app APP] [--image-out FILE] [--session CLIENT ID]`.
+    Ask {
+        request: cu_tools::LookRequest,
+        image_out: Option<std::path::PathBuf>,
+    },
+    /// `--release`.
+    Release,
+    /// `--click APP LABEL` or `--click-steps APP L1 L2…`.
+    Click(cu_tools::ClickRequest),
+    /// `--type APP TARGET TEXT`.
+    Type(cu_tools::TypeRequest),
+    /// A subcommand.
+    Command(Command),
+}
+
+impl Mode {
+    fn from_cli(cli: Cli) -> Mode {
+        let confirm_dangerous = cli.confirm_dangerous;
+        if cli.health {
+            return Mode::Health;
+        }
+        if let Some(question) = cli.ask {
+            let (client, session_id) = match cli.session.as_deref() {
+                Some([client, id]) => (Some(client.clone()), Some(id.clone())),
+                _ => (None, None),
+            };
+            return Mode::Ask {
+                request: cu_tools::LookRequest {
+                    question,
+                    app: cli.app,
+                    client,
+                    session_id,
+                    include_image: cli.image_out.is_some(),
+                    keep_warm: false,
+                },
+                image_out: cli.image_out,
+            };
+        }
+        if cli.release {
+            return Mode::Release;
+        }
+        if let Some([app, label]) = cli.click.as_deref() {
+            return Mode::Click(cu_tools::ClickRequest {
+                app: app.clone(),
+                target: Some(label.clone()),
+                steps: None,
+                confirm_dangerous,
+            });
+        }
+        if let Some([app, steps @ ..]) = cli.click_steps.as_deref() {
+            return Mode::Click(cu_tools::ClickRequest {
+                app: app.clone(),
+                target: None,
+                steps: Some(steps.to_vec()),
+                confirm_dangerous,
+            });
+        }
+        if let Some([app, target, text]) = cli.type_text.as_deref() {
+            return Mode::Type(cu_tools::TypeRequest {
+                app: app.clone(),
+                target: target.clone(),
+                text: text.clone(),
+                confirm_dangerous,
+            });
+        }
+        match cli.command {
+            None => Mode::Stdio {
+                health_http: cli.health_http,
+            },
+            Some(command) => Mode::Command(command),
+        }
+    }
+
+    /// The one service this invocation uses.
+    fn service(&self, config: Config) -> cu_tools::Service {
+        let backend = cu_backends::platform_backend();
+        match self {
+            // A worker marks its states with this process's life.
+            Mode::Command(Command::Worker { .. }) => cu_tools::Service::for_worker(backend, config),
+            _ => cu_tools::Service::new(backend, config),
+        }
+    }
+
+    async fn run(self, service: cu_tools::Service) -> Result<CuExit, Error> {
+        match self {
+            Mode::Stdio { health_http } => stdio(service, health_http).await,
+            Mode::Health => health::run(service).await,
+            Mode::Ask { request, image_out } => ask(&service, request, image_out.as_deref()).await,
+            Mode::Release => {
+                emit(&service.model().release().await?);
+                Ok(CuExit::Success)
+            }
+            Mode::Click(request) => {
+                emit(&service.click(&request).await?);
+                Ok(CuExit::Success)
+            }
+            Mode::Type(request) => {
+                emit(&service.type_text(&request).await?);
+                Ok(CuExit::Success)
+            }
+            Mode::Command(command) => run_command(command, service).await,
+        }
+    }
+}
+
+/// MCP over stdio, with the health endpoint when `health_http` or the configuration asks.
+async fn stdio(service: cu_tools::Service, health_http: bool) -> Result<CuExit, Error> {
+    let server = mcp_server(service);
+    let service = server.service().clone();
+    if health_http || service.config().health_http {
+        let port = service.config().health_port;
+        tokio::spawn(async move {
+            if let Err(e) = cu_mcp::http::serve_health(service, port).await {
+                tracing::warn!("health endpoint: {e}");
+            }
+        });
+    }
+    cu_mcp::server::serve_stdio(server).await?;
+    Ok(CuExit::Success)
+}
+
 fn run(cli: Cli) -> Result<CuExit, Error> {
+    let mode = Mode::from_cli(cli);
     let config = Config::load()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -264,120 +400,30 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
                 format!("cannot start the async runtime: {e}"),
             )
         })?;
-    if cli.health {
-        return runtime.block_on(health::run(config));
-    }
-    if let Some(question) = &cli.ask {
-        let request = cu_mcp::service::LookRequest {
-            question: question.clone(),
-            app: cli.app.clone(),
-            client: cli.session.as_ref().and_then(|s| s.first().cloned()),
-            session_id: cli.session.as_ref().and_then(|s| s.get(1).cloned()),
-            include_image: cli.image_out.is_some(),
-            keep_warm: false,
-        };
-        return runtime.block_on(ask(request, cli.image_out.as_deref(), config));
-    }
-    if cli.release {
-        let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
-        emit(&runtime.block_on(service.model().release())?);
-        return Ok(CuExit::Success);
-    }
-    if let Some(request) = label_request(&cli) {
-        return runtime.block_on(run_label_action(request, config));
-    }
-    if let Some(command) = cli.command {
-        return runtime.block_on(run_command(command, config));
-    }
-    // No command: serve MCP over stdio, the way agents start us.
-    let health_http = cli.health_http || config.health_http;
-    let server = mcp_server(cu_mcp::service::Service::new(
-        cu_backends::platform_backend(),
-        config,
-    ));
-    if health_http {
-        let service = server.service().clone();
-        let port = service.config().health_port;
-        runtime.spawn(async move {
-            if let Err(e) = cu_mcp::http::serve_health(service, port).await {
-                tracing::warn!("health endpoint: {e}");
-            }
-        });
-    }
-    runtime.block_on(cu_mcp::server::serve_stdio(server))?;
-    Ok(CuExit::Success)
+    let service = mode.service(config);
+    runtime.block_on(mode.run(service))
 }
 
 /// `--ask`: one look_at_screen, its JSON on stdout, the image to `image_out`; exit 1 when the
 /// model failed (the JSON then carries the error and `extracted`).
 async fn ask(
-    request: cu_mcp::service::LookRequest,
+    service: &cu_tools::Service,
+    request: cu_tools::LookRequest,
     image_out: Option<&std::path::Path>,
-    config: Config,
 ) -> Result<CuExit, Error> {
-    let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
     let outcome = service.look_at_screen(&request).await?;
     if let (Some(path), Some(jpeg)) = (image_out, &outcome.jpeg) {
         write_atomically(path, jpeg)?;
     }
     emit(&outcome.body);
-    Ok(if outcome.failed {
+    Ok(if outcome.failed() {
         CuExit::Failed
     } else {
         CuExit::Success
     })
 }
 
-/// A `--click`, `--click-steps` or `--type` request.
-enum LabelRequest {
-    Click(cu_mcp::service::ClickRequest),
-    Type(cu_mcp::service::TypeRequest),
-}
-
-fn label_request(cli: &Cli) -> Option<LabelRequest> {
-    let confirm_dangerous = cli.confirm_dangerous;
-    if let Some([app, label]) = cli.click.as_deref() {
-        return Some(LabelRequest::Click(cu_mcp::service::ClickRequest {
-            app: app.clone(),
-            target: Some(label.clone()),
-            steps: None,
-            confirm_dangerous,
-        }));
-    }
-    if let Some([app, steps @ ..]) = cli.click_steps.as_deref() {
-        return Some(LabelRequest::Click(cu_mcp::service::ClickRequest {
-            app: app.clone(),
-            target: None,
-            steps: Some(steps.to_vec()),
-            confirm_dangerous,
-        }));
-    }
-    if let Some([app, target, text]) = cli.type_text.as_deref() {
-        return Some(LabelRequest::Type(cu_mcp::service::TypeRequest {
-            app: app.clone(),
-            target: target.clone(),
-            text: text.clone(),
-            confirm_dangerous,
-        }));
-    }
-    None
-}
-
-async fn run_label_action(request: LabelRequest, config: Config) -> Result<CuExit, Error> {
-    let service = cu_mcp::service::Service::new(cu_backends::platform_backend(), config);
-    let internal = |e: serde_json::Error| Error::new(cu_core::ErrorCode::Internal, e.to_string());
-    let value = match request {
-        LabelRequest::Click(r) => serde_json::to_value(service.click(&r).await?),
-        LabelRequest::Type(r) => serde_json::to_value(service.type_text(&r).await?),
-    }
-    .map_err(internal)?;
-    emit(&value);
-    Ok(CuExit::Success)
-}
-
-async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> {
-    let backend = cu_backends::platform_backend();
-    let service = cu_mcp::service::Service::new(backend.clone(), config);
+async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuExit, Error> {
     let internal = |e: serde_json::Error| Error::new(cu_core::ErrorCode::Internal, e.to_string());
     let value = match command {
         Command::List => serde_json::to_value(service.gui_list().await?).map_err(internal)?,
@@ -388,12 +434,14 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             screenshot,
             max_elements,
             bounds,
+            query,
         } => {
-            let request = cu_mcp::service::StateRequest {
+            let request = cu_tools::StateRequest {
                 window_id: window,
                 all,
                 max_elements,
                 bounds,
+                query,
                 screenshot: screenshot.is_some(),
                 ..Default::default()
             };
@@ -416,8 +464,8 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             actions_json,
             confirm_dangerous,
         } => {
-            let actions: Vec<cu_mcp::service::ActionSpec> = serde_json::from_str(&actions_json)
-                .map_err(|e| {
+            let actions: Vec<cu_tools::ActionSpec> =
+                serde_json::from_str(&actions_json).map_err(|e| {
                     Error::new(
                         cu_core::ErrorCode::InvalidArgument,
                         format!("ACTIONS_JSON is not a valid list of actions: {e}"),
@@ -426,7 +474,7 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
                         r#"Pass a JSON list such as '[{"type":"click","element_id":"e7"}]'."#,
                     )
                 })?;
-            let request = cu_mcp::service::ActionRequest {
+            let request = cu_tools::ActionRequest {
                 window_id: window,
                 state_id,
                 actions,
@@ -434,9 +482,14 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             };
             serde_json::to_value(service.gui_action(&request).await?).map_err(internal)?
         }
-        Command::Serve { http: None, .. } => {
-            cu_mcp::server::serve_stdio(mcp_server(service)).await?;
-            return Ok(CuExit::Success);
+        Command::Serve { http: None, .. } => return stdio(service, false).await,
+        Command::Worker {
+            listen,
+            listener,
+            tls_self_signed,
+        } => {
+            let options = listener.options(listen, false)?;
+            return worker::run(service, options, tls_self_signed).await;
         }
         Command::Serve {
             http: Some(addr),
@@ -446,14 +499,6 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
             let options = listener.options(addr, insecure_no_auth)?;
             cu_mcp::http::serve_http(mcp_server(service), options).await?;
             return Ok(CuExit::Success);
-        }
-        Command::Worker {
-            listen,
-            listener,
-            tls_self_signed,
-        } => {
-            let options = listener.options(listen, false)?;
-            return worker::run(options, tls_self_signed).await;
         }
         Command::Webui { listen, listener } => {
             let options = listener.options(listen, false)?;
@@ -482,7 +527,7 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
                     "--timeout must be between 0 and 600 seconds",
                 ));
             }
-            let request = cu_mcp::service::OpenRequest {
+            let request = cu_tools::OpenRequest {
                 program,
                 args,
                 timeout: std::time::Duration::from_secs_f64(timeout),
@@ -508,8 +553,13 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
                 time_budget_ms: budget_ms,
                 ..Default::default()
             };
-            serde_json::to_value(backend.snapshot(&window.as_str().into(), &options).await?)
-                .map_err(internal)?
+            serde_json::to_value(
+                service
+                    .backend()
+                    .snapshot(&window.as_str().into(), &options)
+                    .await?,
+            )
+            .map_err(internal)?
         }
     };
     emit(&value);
@@ -517,7 +567,7 @@ async fn run_command(command: Command, config: Config) -> Result<CuExit, Error> 
 }
 
 /// The MCP server over `service`, forwarding to the configured machines, if any.
-fn mcp_server(service: cu_mcp::service::Service) -> cu_mcp::server::McpServer {
+fn mcp_server(service: cu_tools::Service) -> cu_mcp::server::McpServer {
     let remote = remote_machines(service.config());
     let server = cu_mcp::server::McpServer::new(std::sync::Arc::new(service));
     match remote {
@@ -529,7 +579,7 @@ fn mcp_server(service: cu_mcp::service::Service) -> cu_mcp::server::McpServer {
 /// The configured remote machines, if any.
 fn remote_machines(config: &Config) -> Option<std::sync::Arc<dyn cu_mcp::remote::Remote>> {
     (!config.machines.is_empty()).then(|| {
-        std::sync::Arc::new(cu_worker::RemoteMachines::new(&config.machines))
+        std::sync::Arc::new(cu_remote::RemoteMachines::new(&config.machines))
             as std::sync::Arc<dyn cu_mcp::remote::Remote>
     })
 }
@@ -559,7 +609,7 @@ pub(crate) fn emit_line(value: &serde_json::Value) {
 }
 
 /// Writes one JSON document to stdout.
-pub(crate) fn emit(value: &serde_json::Value) {
+pub(crate) fn emit<T: serde::Serialize + ?Sized>(value: &T) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = serde_json::to_writer_pretty(&mut out, value);

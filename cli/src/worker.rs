@@ -11,13 +11,13 @@ use cu_mcp::remote::Remote as _;
 /// Serves this machine's tool service until the process ends; `self_signed` makes (once) and
 /// uses a self-signed certificate instead of the listener's TLS files.
 pub(crate) async fn run(
+    service: cu_tools::Service,
     mut options: cu_mcp::http::HttpOptions,
     self_signed: bool,
 ) -> Result<CuExit, Error> {
-    let config = Config::load()?;
     let mut fingerprint = None;
     if self_signed {
-        let (files, print) = self_signed_files(&config, &options.addr)?;
+        let (files, print) = self_signed_files(service.config(), &options.addr)?;
         options.tls = Some(files);
         fingerprint = Some(print);
     }
@@ -27,10 +27,10 @@ pub(crate) async fn run(
     } else {
         "http"
     };
-    let backend = cu_backends::platform_backend();
     // Say at once whether this user's desktop session is reachable; without one the worker
     // still serves, and its GUI calls answer GUI_UNAVAILABLE with the same reason.
-    let problems: Vec<String> = backend
+    let problems: Vec<String> = service
+        .backend()
         .health()
         .await
         .into_iter()
@@ -53,7 +53,6 @@ pub(crate) async fn run(
         "fingerprint": fingerprint,
         "desktop": desktop,
     });
-    let service = cu_mcp::service::Service::for_worker(backend, config);
     let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
     // Announced once the socket is bound: a controller reading the line connects at once.
     cu_mcp::http::serve_http_then(server, options, || crate::emit_line(&announce)).await?;
@@ -70,7 +69,7 @@ fn self_signed_files(
         "127.0.0.1".to_owned(),
         listen.ip().to_string(),
     ];
-    let made = cu_worker::tls::self_signed(&config.sessions_dir.join("worker-tls"), &names)?;
+    let made = cu_remote::tls::self_signed(&config.sessions_dir.join("worker-tls"), &names)?;
     tracing::info!(fingerprint = %made.fingerprint, "self-signed worker certificate");
     Ok((
         cu_mcp::http::TlsFiles {
@@ -96,7 +95,7 @@ fn self_signed_files(
 pub(crate) async fn desktop_call(
     machine: &str,
     request_json: &str,
-    service: cu_mcp::service::Service,
+    service: cu_tools::Service,
 ) -> Result<serde_json::Value, Error> {
     let request: serde_json::Value = serde_json::from_str(request_json).map_err(|e| {
         Error::new(
@@ -104,20 +103,20 @@ pub(crate) async fn desktop_call(
             format!("REQUEST_JSON is not JSON: {e}"),
         )
     })?;
-    let summarize = cu_mcp::server::answer_json;
+    let summarize = cu_mcp::wire::answer_json;
     let args = request.as_object().cloned().unwrap_or_default();
     if machine == "local" {
         let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
         return summarize(
             server
-                .call(cu_mcp::server::INTERNAL_DESKTOP_CALL, args)
+                .call(cu_mcp::wire::INTERNAL_DESKTOP_CALL, args)
                 .await?,
         );
     }
-    let remote = cu_worker::RemoteMachines::new(&service.config().machines);
+    let remote = cu_remote::RemoteMachines::new(&service.config().machines);
     summarize(
         remote
-            .call(machine, cu_mcp::server::INTERNAL_DESKTOP_CALL, args)
+            .call(machine, cu_mcp::wire::INTERNAL_DESKTOP_CALL, args)
             .await?,
     )
 }

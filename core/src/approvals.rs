@@ -262,21 +262,17 @@ mod tests {
             decided_ms: None,
             has_crop: false,
         };
-        store
-            .request(a, Some(b"jpeg"))
-            .unwrap_or_else(|e| panic!("{e}"))
+        store.request(a, Some(b"jpeg")).unwrap()
     }
 
     #[test]
     fn a_request_is_decided_once_and_a_late_yes_never_lands_after_a_withdrawal() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let store = Approvals::new(dir.path());
         let a = request(&store);
         assert_eq!(store.pending().map(|p| p.len()).ok(), Some(1));
         assert!(store.crop_path(&a.id).is_ok_and(|p| p.is_file()));
-        let decided = store
-            .decide(&a.id, true, "webui 127.0.0.1")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let decided = store.decide(&a.id, true, "webui 127.0.0.1").unwrap();
         assert_eq!(decided.status, Status::Approved);
         assert!(
             store.decide(&a.id, false, "someone").is_err(),

@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn typed_text_never_reaches_the_log() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path(), 24);
         let secret = "hunter2 is my password";
         let record = AuditRecord {
@@ -317,8 +317,7 @@ mod tests {
             app: Some("my password manager".into()),
             ..Default::default()
         };
-        log.append(record, Some(secret))
-            .unwrap_or_else(|e| panic!("{e}"));
+        log.append(record, Some(secret)).unwrap();
         let text = std::fs::read_to_string(log.path()).unwrap_or_default();
         assert!(!text.contains("hunter2"), "{text}");
         let r = &read(&log)[0];
@@ -335,7 +334,7 @@ mod tests {
 
     #[test]
     fn old_records_are_purged_on_append() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let log = AuditLog::new(dir.path(), 1);
         let old = AuditRecord {
             time: "2020-01-01T00:00:00.000Z".into(),
@@ -346,7 +345,7 @@ mod tests {
             log.path(),
             format!("{}\n", serde_json::to_string(&old).unwrap_or_default()),
         )
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
         log.append(
             AuditRecord {
                 action: Some("new".into()),
@@ -354,14 +353,14 @@ mod tests {
             },
             None,
         )
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
         let actions: Vec<Option<String>> = read(&log).into_iter().map(|r| r.action).collect();
         assert_eq!(actions, vec![Some("new".to_owned())]);
     }
 
     #[test]
     fn concurrent_appenders_lose_and_corrupt_nothing() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         // Threads here; scripts/test.sh runs the multi-process variant through the binary.
         std::thread::scope(|s| {
             for t in 0..8 {
@@ -374,7 +373,7 @@ mod tests {
                             hint: Some("x".repeat(500)),
                             ..Default::default()
                         };
-                        log.append(record, None).unwrap_or_else(|e| panic!("{e}"));
+                        log.append(record, None).unwrap();
                     }
                 });
             }

@@ -201,7 +201,7 @@ impl WindowImage {
 }
 
 /// What a backend can do here, now.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Capabilities {
     /// Element trees can be read.
     pub accessibility_tree: bool,
@@ -218,7 +218,7 @@ pub struct Capabilities {
 }
 
 /// The backend's name and capabilities.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BackendInfo {
     /// Backend name, e.g. `linux-atspi-x11`.
     pub name: String,
@@ -229,7 +229,7 @@ pub struct BackendInfo {
 }
 
 /// One line of a health report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HealthCheck {
     /// What was checked, e.g. `display`, `atspi_bus`.
     pub name: String,

@@ -25,7 +25,7 @@ pub struct ElementIdentity(pub String);
 
 /// Marks the desktop instance (display + accessibility bus + boot) that issued an observation,
 /// so that a saved state from a restarted desktop or another machine is refused.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct DesktopInstance(pub String);
 
@@ -261,7 +261,7 @@ impl Node {
 }
 
 /// Why a snapshot is partial.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum TruncationReason {
@@ -276,7 +276,7 @@ pub enum TruncationReason {
 }
 
 /// What a partial snapshot left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Truncation {
     /// The first limit that cut the walk.
     pub reason: TruncationReason,
@@ -330,6 +330,25 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A snapshot of `window` on `desktop` from a walk's result (the nodes in pre-order, and
+    /// why it stopped early if it did), timed from `started`. Elements the toolkit reports but
+    /// does not draw are marked [`State::Offscreen`] here, for every backend alike.
+    pub fn new(
+        window: WindowInfo,
+        desktop: DesktopInstance,
+        (mut nodes, truncated): (Vec<Node>, Option<Truncation>),
+        started: std::time::Instant,
+    ) -> Snapshot {
+        crate::drawn::mark_undrawn(&mut nodes);
+        Snapshot {
+            window,
+            desktop,
+            nodes,
+            truncated,
+            elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+
     /// The root node, if the snapshot is not empty.
     pub fn root(&self) -> Option<&Node> {
         self.nodes.first()
@@ -413,7 +432,7 @@ mod tests {
             "empty lists are left out"
         );
         assert_eq!(json["truncated"]["reason"], "node_limit");
-        let back: Snapshot = serde_json::from_value(json).unwrap_or_else(|e| panic!("{e}"));
+        let back: Snapshot = serde_json::from_value(json).unwrap();
         assert_eq!(back, snapshot);
     }
 

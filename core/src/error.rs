@@ -104,6 +104,10 @@ codes! {
     /// The observation was already used by an earlier action call.
     StateAlreadyUsed => "STATE_ALREADY_USED", false,
         "Observe again with gui_state; each state_id can be used once.";
+    /// A modal dialog of the window's application blocks it (named in the details): input would
+    /// not reach the window until the dialog is answered.
+    WindowBlocked => "WINDOW_BLOCKED", false,
+        "Answer the dialog named in the details first (observe it with gui_state), then act on this window.";
     /// The window moved or was resized since the observation.
     WindowMoved => "WINDOW_MOVED", false,
         "Observe again; never reuse old coordinates.";
@@ -154,6 +158,17 @@ impl Serialize for ErrorCode {
     }
 }
 
+impl schemars::JsonSchema for ErrorCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ErrorCode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({ "type": "string", "enum": codes })
+    }
+}
+
 impl<'de> Deserialize<'de> for ErrorCode {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -171,7 +186,7 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// An error as users and agents see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Error {
     /// Stable code.
     pub code: ErrorCode,
@@ -235,10 +250,21 @@ impl Error {
         serde_json::from_value(value.get("error")?.clone()).ok()
     }
 
-    /// The JSON form shown to callers: `{"error": {code, message, retryable, suggestion}}`.
+    /// The JSON form shown to callers: `{"error": {code, message, retryable, suggestion}}`
+    /// ([`ErrorAnswer`]).
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": self })
+        serde_json::to_value(ErrorAnswer {
+            error: self.clone(),
+        })
+        .unwrap_or_default()
     }
+}
+
+/// An error as a tool answers it: the one JSON shape every failed call has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ErrorAnswer {
+    /// What went wrong, whether to retry, and what to do.
+    pub error: Error,
 }
 
 impl std::fmt::Display for Error {

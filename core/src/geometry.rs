@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A point in window-relative logical pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Point {
     /// Horizontal offset from the window's left edge.
     pub x: i32,
@@ -25,7 +25,7 @@ impl Point {
 
 /// A rectangle: origin plus size. Used for window bounds (in screen space, when known) and for
 /// element bounds (window-relative).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rect {
     /// Left edge.
     pub x: i32,
@@ -123,7 +123,7 @@ pub const fn clamp(v: i64) -> i32 {
 }
 
 /// A width and height in logical pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Size {
     /// Width.
     #[serde(rename = "w")]

@@ -35,6 +35,7 @@ pub mod audit;
 pub mod backend;
 pub mod config;
 pub mod confusables;
+mod drawn;
 pub mod element;
 pub mod error;
 pub mod extract;
@@ -55,4 +56,4 @@ pub mod timeouts;
 pub mod walk;
 pub mod window;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorAnswer, ErrorCode, Result};

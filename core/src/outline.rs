@@ -22,6 +22,10 @@ pub struct OutlineOptions {
     pub max_elements: usize,
     /// Full window-relative bounds (`x,y wxh`) instead of the click point (`@x,y`, the centre).
     pub bounds: bool,
+    /// Print only the listed elements whose name, value or description contains this text
+    /// (both compared after label normalization), at most `max_elements` of them, each with
+    /// its named containers. Every listed element still gets the id it has in the whole outline.
+    pub query: Option<String>,
 }
 
 impl Default for OutlineOptions {
@@ -30,9 +34,16 @@ impl Default for OutlineOptions {
             all: false,
             max_elements: 300,
             bounds: false,
+            query: None,
         }
     }
 }
+
+/// Ids given at most when a query prints only matches (the largest `max_elements`).
+const QUERY_ID_LIMIT: usize = 5000;
+
+/// Named containers shown after a query's match, nearest last.
+const QUERY_CONTEXT: usize = 3;
 
 /// A rendered outline and the mapping from short ids to snapshot nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,14 +70,18 @@ const SHOWN_STATES: &[State] = &[
     State::Modal,
 ];
 
-/// Whether a node is listed. By default: interactive elements, and text with content, that are
-/// shown (with a position; a tree without any bounds keeps everything), leaving out
-/// unnamed disabled controls and text that only repeats a control's name (a form label).
+/// Whether a node is listed. By default: interactive elements, menus (a menu bar's "File", which
+/// opens its menu), and text with content, that are shown (with a position; a tree without any
+/// bounds keeps everything) and not marked offscreen, leaving out unnamed disabled controls and
+/// text that only repeats a control's name (a form label).
 fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> bool {
     if view.all {
         return !(node.role.is_container() && node.name.is_empty());
     }
-    if check_bounds && view.has_bounds && node.bounds.is_none_or(|b| b.is_empty()) {
+    if check_bounds
+        && (node.states.contains(State::Offscreen)
+            || view.has_bounds && node.bounds.is_none_or(|b| b.is_empty()))
+    {
         return false;
     }
     let value = node.value.as_deref().unwrap_or_default().trim();
@@ -75,7 +90,7 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     } else {
         shown_name.trim()
     };
-    if node.role.is_interactive() {
+    if node.role.is_interactive() || node.role == Role::Menu {
         return !(text.is_empty() && node.states.contains(State::Disabled));
     }
     let is_text = node.role.is_text() || node.role == Role::Dialog;
@@ -125,6 +140,17 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         return out;
     };
     let view = View::of(snapshot, options.all);
+    let query = options
+        .query
+        .as_deref()
+        .map(crate::text::normalize)
+        .filter(|q| !q.is_empty());
+    let id_limit = if query.is_some() {
+        QUERY_ID_LIMIT
+    } else {
+        options.max_elements
+    };
+    let mut matched = 0usize;
     let mut hidden = 0usize;
     let size = root
         .bounds
@@ -156,18 +182,21 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             hidden += 1;
         }
         let (child_depth, child_parent) = if show {
-            if out.ids.len() >= options.max_elements {
+            if out.ids.len() >= id_limit {
                 out.omitted += 1;
             } else {
                 let id = format!("e{}", out.ids.len() + 1);
-                line(
-                    &mut out.text,
-                    &id,
-                    node,
-                    &shown_name(snapshot, node),
-                    depth,
-                    options.bounds,
-                );
+                match &query {
+                    None => line(&mut out.text, &id, node, &name, depth, options.bounds),
+                    Some(q) if matches(node, &name, q) => {
+                        if matched < options.max_elements {
+                            line(&mut out.text, &id, node, &name, 1, options.bounds);
+                            containers(&mut out.text, snapshot, node);
+                        }
+                        matched += 1;
+                    }
+                    Some(_) => {}
+                }
                 out.ids.push((id, index));
             }
             let text = if name.is_empty() {
@@ -183,7 +212,24 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             stack.push((*child as usize, child_depth, child_parent.clone()));
         }
     }
-    if hidden > 0 {
+    if let (Some(_), Some(asked)) = (&query, options.query.as_deref()) {
+        if matched == 0 {
+            let _ = writeln!(
+                out.text,
+                "… no element matches {} ({} listed); try fewer words, or all=true",
+                quote(asked),
+                out.ids.len()
+            );
+        } else if matched > options.max_elements {
+            let _ = writeln!(
+                out.text,
+                "… {} more matches not shown (limit {}); raise max_elements",
+                matched - options.max_elements,
+                options.max_elements
+            );
+        }
+    }
+    if hidden > 0 && query.is_none() {
         let _ = writeln!(out.text, "… {hidden} elements without a position (closed menus, hidden items) not listed; all=true lists them");
     }
     if out.omitted > 0 {
@@ -224,6 +270,45 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
         .find(|c| c.role == Role::Label && !c.name.trim().is_empty())
         .map(|c| c.name.clone())
         .unwrap_or_default()
+}
+
+/// Whether a node matches a (normalized) query: its shown name, value or description.
+fn matches(node: &Node, shown: &str, query: &str) -> bool {
+    [
+        Some(shown),
+        node.value.as_deref(),
+        node.description.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|text| crate::text::normalize(text).contains(query))
+}
+
+/// Replaces a query match's line break with the names of its nearest named containers
+/// (` in toolbar "Standard" › group "Files"`, outermost first; the window itself, and
+/// containers that only repeat its title, left out).
+fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
+    let mut named = Vec::new();
+    let mut at = node.parent;
+    while let (Some(i), true) = (at, named.len() < QUERY_CONTEXT) {
+        let Some(parent) = snapshot
+            .nodes
+            .get(i as usize)
+            .filter(|p| p.parent.is_some())
+        else {
+            break;
+        };
+        let name = shown_name(snapshot, parent);
+        if !name.trim().is_empty() && name != snapshot.window.title {
+            named.push(format!("{} {}", parent.role, quote(&name)));
+        }
+        at = parent.parent;
+    }
+    if !named.is_empty() && text.ends_with('\n') {
+        text.pop();
+        named.reverse();
+        let _ = writeln!(text, " in {}", named.join(" › "));
+    }
 }
 
 fn line(text: &mut String, id: &str, node: &Node, name: &str, depth: usize, bounds: bool) {
@@ -318,6 +403,22 @@ mod tests {
         assert_eq!(out.ids, vec![("e1".to_owned(), 2), ("e2".to_owned(), 3)]);
     }
 
+    /// Mousepad's and LibreOffice's menu bars were missing from the default outline (a menu is
+    /// not an "interactive" role): shown menus are listed, the closed ones inside them are not.
+    #[test]
+    fn regression_menu_bar_menus_are_listed_by_default() {
+        let mut snapshot = calculator();
+        snapshot.nodes[1].children.push(6);
+        snapshot.nodes.push(node(Role::MenuBar, "", Some(1), &[7]));
+        snapshot.nodes.push(node(Role::Menu, "File", Some(6), &[8]));
+        let mut closed = node(Role::Menu, "Recent", Some(7), &[]);
+        closed.bounds = None;
+        snapshot.nodes.push(closed);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(out.text.contains(" menu \"File\" @2,4\n"), "{}", out.text);
+        assert!(!out.text.contains("Recent"), "{}", out.text);
+    }
+
     #[test]
     fn full_bounds_on_request() {
         let out = render(
@@ -391,6 +492,53 @@ mod tests {
             2,
             "the label is not listed twice: {}",
             out.text
+        );
+    }
+
+    #[test]
+    fn a_query_prints_the_matches_with_their_containers_and_keeps_every_id() {
+        let mut snap = calculator();
+        snap.nodes[1].name = "Keypad".into();
+        let mut plus = node(Role::Button, "Add", Some(1), &[]);
+        plus.description = Some("Ａdds the next number".into());
+        snap.nodes.push(plus);
+        snap.nodes[1].children.push(6);
+        snap.nodes[3].description = Some("seven, a digit".into());
+        let whole = render(&snap, &OutlineOptions::default());
+        let asked = |query: &str, max_elements: usize| {
+            render(
+                &snap,
+                &OutlineOptions {
+                    query: Some(query.into()),
+                    max_elements,
+                    ..Default::default()
+                },
+            )
+        };
+        let found = asked("adds", 300);
+        assert_eq!(found.ids, whole.ids, "ids as in the whole outline");
+        assert!(
+            found
+                .text
+                .contains(" e3 button \"Add\" @2,4 in group \"Keypad\"\n"),
+            "{}",
+            found.text
+        );
+        assert!(!found.text.contains("\"7\""), "{}", found.text);
+        let limited = asked("", 300);
+        assert_eq!(limited.text, whole.text, "an empty query is no query");
+        let none = asked("divide", 300);
+        assert!(
+            none.text
+                .contains("… no element matches \"divide\" (3 listed)"),
+            "{}",
+            none.text
+        );
+        let cut = asked("a", 1);
+        assert!(
+            cut.text.contains("… 1 more matches not shown (limit 1)"),
+            "{}",
+            cut.text
         );
     }
 

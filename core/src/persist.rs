@@ -87,10 +87,10 @@ mod tests {
 
     #[test]
     fn writes_whole_and_leaves_no_temporary_file() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
-        write_atomic(&path, b"one").unwrap_or_else(|e| panic!("{e}"));
-        write_atomic(&path, b"two").unwrap_or_else(|e| panic!("{e}"));
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).ok().as_deref(), Some(&b"two"[..]));
         assert_eq!(
             std::fs::read_dir(dir.path()).map(|d| d.count()).ok(),

@@ -107,22 +107,21 @@ mod tests {
 
     #[test]
     fn created_private_and_symlinks_refused() {
-        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("a/b");
         assert!(ensure_dir(&dir).is_ok());
         let mode = std::fs::metadata(&dir)
             .map(|m| m.permissions().mode() & 0o777)
             .unwrap_or(0);
         assert_eq!(mode, 0o700);
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(ensure_dir(&dir).is_ok());
         let mode = std::fs::metadata(&dir)
             .map(|m| m.permissions().mode() & 0o777)
             .unwrap_or(0);
         assert_eq!(mode, 0o700, "opened permissions are closed again");
         let link = root.path().join("link");
-        std::os::unix::fs::symlink(&dir, &link).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
         assert_eq!(
             ensure_dir(&link).map_err(|e| e.code).err(),
             Some(ErrorCode::ConfigInvalid)
@@ -133,9 +132,9 @@ mod tests {
         );
         // A file path that is a symbolic link is not followed.
         let target = root.path().join("target.log");
-        std::fs::write(&target, b"").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&target, b"").unwrap();
         let log = dir.join("actions.log");
-        std::os::unix::fs::symlink(&target, &log).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&target, &log).unwrap();
         assert!(file_options().append(true).create(true).open(&log).is_err());
         let fresh = dir.join("f");
         assert!(file_options()
@@ -152,9 +151,9 @@ mod tests {
     #[test]
     fn a_directory_of_another_user_is_refused() {
         // /proc/1 (or /) belongs to root; as root, a directory made for nobody stands in.
-        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = tempfile::tempdir().unwrap();
         let theirs = root.path().join("theirs");
-        std::fs::create_dir(&theirs).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(&theirs).unwrap();
         // SAFETY: geteuid has no preconditions.
         let me = unsafe { libc::geteuid() };
         let other = if me == 0 { 65534 } else { 0 };

@@ -167,8 +167,7 @@ mod tests {
     use crate::extract::outline_fixture;
 
     fn probe_of(fixture: &str) -> Probe {
-        let s =
-            outline_fixture::parse(&format!("---\n{fixture}")).unwrap_or_else(|e| panic!("{e}"));
+        let s = outline_fixture::parse(&format!("---\n{fixture}")).unwrap();
         Probe::from_subtree(&s)
     }
 
@@ -193,7 +192,7 @@ mod tests {
         let s = outline_fixture::parse(
             "---\nwindow \"W\"\n  group\n    button\n      label \"Delete\"\n",
         )
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
         let p = Probe {
             path: s.nodes.clone(),
             inner_labels: vec![],

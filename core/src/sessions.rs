@@ -18,7 +18,7 @@ use crate::persist::now_ms;
 pub const REMEMBERED_QUESTIONS: usize = 5;
 
 /// A sanitized (client, session id) pair.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SessionKey {
     /// The client (`codex`, `claude`…); `default` when only a session id was given.
     pub client: String,
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn keys_are_sanitized_and_bad_ones_refused() {
-        let key = SessionKey::new(Some("codex"), "fix ui/../x").unwrap_or_else(|e| panic!("{e}"));
+        let key = SessionKey::new(Some("codex"), "fix ui/../x").unwrap();
         assert_eq!(
             (key.client.as_str(), key.session_id.as_str()),
             ("codex", "fixuix")
@@ -310,17 +310,17 @@ mod tests {
 
     #[test]
     fn a_new_session_replaces_the_clients_old_one_and_others_stay() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let store = Sessions::new(dir.path(), 24);
-        let a = SessionKey::new(Some("codex"), "one").unwrap_or_else(|e| panic!("{e}"));
-        let b = SessionKey::new(Some("codex"), "two").unwrap_or_else(|e| panic!("{e}"));
-        let c = SessionKey::new(Some("claude"), "one").unwrap_or_else(|e| panic!("{e}"));
+        let a = SessionKey::new(Some("codex"), "one").unwrap();
+        let b = SessionKey::new(Some("codex"), "two").unwrap();
+        let c = SessionKey::new(Some("claude"), "one").unwrap();
         let record = SessionRecord {
             status: Some("working".into()),
             ..SessionRecord::default()
         };
         for key in [&a, &c, &b] {
-            store.save(key, &record).unwrap_or_else(|e| panic!("{e}"));
+            store.save(key, &record).unwrap();
         }
         assert!(
             store.load(&a).ok().flatten().is_none(),
@@ -335,12 +335,10 @@ mod tests {
 
     #[test]
     fn expired_files_are_deleted_on_load() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let store = Sessions::new(dir.path(), 0);
-        let key = SessionKey::new(Some("c"), "s").unwrap_or_else(|e| panic!("{e}"));
-        store
-            .save(&key, &SessionRecord::default())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let key = SessionKey::new(Some("c"), "s").unwrap();
+        store.save(&key, &SessionRecord::default()).unwrap();
         std::thread::sleep(Duration::from_millis(20));
         assert!(store.load(&key).ok().flatten().is_none());
     }

@@ -305,7 +305,7 @@ mod tests {
     }
 
     fn registry() -> (tempfile::TempDir, StateRegistry) {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let reg = StateRegistry::new(dir.path());
         (dir, reg)
     }
@@ -315,9 +315,8 @@ mod tests {
         let (_dir, reg) = registry();
         let id = StateRegistry::new_id();
         let desk = DesktopInstance("d1".into());
-        reg.save(&state(&id, "d1"))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let loaded = reg.load(&id, &desk).unwrap_or_else(|e| panic!("{e}"));
+        reg.save(&state(&id, "d1")).unwrap();
+        let loaded = reg.load(&id, &desk).unwrap();
         assert_eq!(
             loaded.element("e1").map(|e| e.name.as_str()).ok(),
             Some("7")
@@ -326,7 +325,7 @@ mod tests {
             loaded.element("e9").err().map(|e| e.code),
             Some(ErrorCode::ElementNotFound)
         );
-        reg.consume(&id).unwrap_or_else(|e| panic!("{e}"));
+        reg.consume(&id).unwrap();
         assert_eq!(
             reg.consume(&id).err().map(|e| e.code),
             Some(ErrorCode::StateAlreadyUsed)
@@ -343,8 +342,7 @@ mod tests {
         let reg = reg.with_ttl(Duration::from_millis(50));
         let desk = DesktopInstance("d1".into());
         let id = StateRegistry::new_id();
-        reg.save(&state(&id, "d1"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        reg.save(&state(&id, "d1")).unwrap();
         std::thread::sleep(Duration::from_millis(80));
         assert_eq!(
             reg.load(&id, &desk).err().map(|e| e.code),
@@ -362,8 +360,7 @@ mod tests {
         );
         let (_dir2, reg2) = registry();
         let other = StateRegistry::new_id();
-        reg2.save(&state(&other, "another-desktop"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        reg2.save(&state(&other, "another-desktop")).unwrap();
         let err = reg2.load(&other, &desk).err();
         assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::StateExpired));
         assert!(err.is_some_and(|e| e.message.contains("another desktop")));
@@ -373,8 +370,7 @@ mod tests {
     fn exactly_one_of_many_concurrent_consumers_wins() {
         let (_dir, reg) = registry();
         let id = StateRegistry::new_id();
-        reg.save(&state(&id, "d1"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        reg.save(&state(&id, "d1")).unwrap();
         let winners: usize = std::thread::scope(|s| {
             let handles: Vec<_> = (0..16)
                 .map(|_| s.spawn(|| reg.consume(&id).is_ok()))

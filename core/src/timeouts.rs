@@ -37,7 +37,7 @@ pub struct TimingStats {
 }
 
 /// Where a timeout came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The static formula.
@@ -49,7 +49,7 @@ pub enum Source {
 }
 
 /// One computed timeout, with the `timing` fields answers carry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Timeout {
     /// Seconds to wait.
     pub timeout_seconds: f64,
@@ -264,13 +264,12 @@ mod tests {
 
     #[test]
     fn history_survives_a_restart_and_a_corrupt_file_is_no_history() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let mut stats = TimingStats::default();
         stats.record_success(3.5, false, 8);
         stats.save(dir.path());
         assert_eq!(TimingStats::load(dir.path()), stats);
-        std::fs::write(dir.path().join("timing_stats.json"), b"{not json")
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("timing_stats.json"), b"{not json").unwrap();
         assert_eq!(TimingStats::load(dir.path()), TimingStats::default());
     }
 }

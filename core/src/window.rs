@@ -8,7 +8,9 @@ use crate::geometry::Rect;
 ///
 /// The text is backend-defined (an X11 window number such as `x11:0x1c00007`, an AT-SPI path, a
 /// UIA runtime id, a CGWindowID) and opaque to everything above the backend.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct WindowId(pub String);
 
@@ -32,7 +34,7 @@ impl From<&str> for WindowId {
 }
 
 /// One top-level window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WindowInfo {
     /// Stable id for the window's life.
     pub id: WindowId,

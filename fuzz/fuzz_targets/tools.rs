@@ -9,8 +9,9 @@ use arbitrary::Unstructured;
 use cu_backend_scripted::Scripted;
 use cu_core::config::Config;
 use cu_core::geometry::Point;
-use cu_mcp::server::{answer_json, McpServer};
-use cu_mcp::service::Service;
+use cu_mcp::server::McpServer;
+use cu_mcp::wire::answer_json;
+use cu_tools::Service;
 use libfuzzer_sys::fuzz_target;
 
 const DIALOG: &str = r#"app: zenity

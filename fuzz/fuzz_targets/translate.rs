@@ -37,7 +37,7 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let _ = at::invoke_rank(&name);
     let _ = at::collapse_doubled_name(&name);
     let _ = at::visible_name(&name);
-    let _ = at::parse_env_lines(&name);
+    let _ = cu_backend_linux::session_env::parse_env_lines(&name);
     let _ = cu_backend_linux::keys::parse_combo(&name);
     for c in name.chars().take(8) {
         let _ = cu_backend_linux::keys::keysym_of_char(c);

@@ -267,7 +267,7 @@ impl RateLimit {
 /// Serves `GET /health` on loopback `port` (the `health` tool's JSON; 200 when ok, else 503)
 /// until the process ends; beside the stdio server when `health.http` is on.
 pub async fn serve_health(
-    service: std::sync::Arc<crate::service::Service>,
+    service: std::sync::Arc<cu_tools::Service>,
     port: u16,
 ) -> Result<(), Error> {
     let app = axum::Router::new().route(
@@ -276,7 +276,7 @@ pub async fn serve_health(
             let service = service.clone();
             async move {
                 let report = service.health().await;
-                let status = if report["ok"] == true {
+                let status = if report.ok {
                     axum::http::StatusCode::OK
                 } else {
                     axum::http::StatusCode::SERVICE_UNAVAILABLE
@@ -284,14 +284,14 @@ pub async fn serve_health(
                 (
                     status,
                     [(axum::http::header::CONTENT_TYPE, "application/json")],
-                    report.to_string(),
+                    serde_json::to_string(&report).unwrap_or_default(),
                 )
             }
         }),
     );
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        crate::listen::bind_error(addr, e).with_suggestion(
+    let listener = crate::listen::bind(addr).map_err(|e| {
+        e.with_suggestion(
             "Another process serves health there; set health.port (MCP_CU_HEALTH_PORT).",
         )
     })?;
@@ -338,9 +338,7 @@ async fn serve_router_then(
     listening: impl FnOnce(),
 ) -> Result<(), Error> {
     check_listener(options)?;
-    let listener = tokio::net::TcpListener::bind(options.addr)
-        .await
-        .map_err(|e| crate::listen::bind_error(options.addr, e))?;
+    let listener = crate::listen::bind(options.addr)?;
     tracing::info!(addr = %options.addr, auth = options.token.is_some(), tls = options.tls.is_some(), "serving {what}");
     let transport = match &options.tls {
         #[cfg(feature = "tls")]
@@ -414,7 +412,7 @@ mod tests {
 
     fn opts(addr: &str, token: Option<&str>, insecure: bool) -> HttpOptions {
         HttpOptions {
-            addr: addr.parse().unwrap_or_else(|e| panic!("{e}")),
+            addr: addr.parse().unwrap(),
             token: token.map(str::to_owned),
             insecure_no_auth: insecure,
             tls: None,

@@ -1,13 +1,14 @@
-//! The tool service of mcp-computer-use and (next) its MCP surface.
+//! The MCP surface of mcp-computer-use: protocol only.
 //!
-//! [`service::Service`] holds what every tool shares (the backend, the state registry, the safety
-//! gate) and implements `gui_list`, `gui_state` and `gui_action` as plain async functions with
-//! serde types. The CLI calls them directly; the MCP server wraps the same functions, so no tool
-//! logic is written twice.
+//! The tools themselves are plain async functions in `cu_tools::Service` (MCP-free). This crate
+//! declares them to MCP clients ([`tools`]), dispatches calls to them ([`server`]), converts their
+//! answers and errors to and from the wire ([`wire`]), serves them over stdio and Streamable HTTP
+//! under one set of listener rules ([`http`], [`listen`]), and routes calls that name another
+//! machine ([`remote`]).
 
 pub mod http;
 pub mod listen;
 pub mod remote;
 pub mod server;
-pub mod service;
 pub mod tools;
+pub mod wire;

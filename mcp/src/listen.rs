@@ -2,11 +2,16 @@
 //! health endpoint): HTTP/1.1 over TCP or TLS under fixed limits, so that a client holding many
 //! connections that never finish cannot keep real clients out.
 //!
+//! - **A deep accept queue** ([`bind`]): a burst of connects waits to be accepted rather than
+//!   being dropped by the kernel and coming back in waves.
 //! - **A cap on connections** ([`Limits::max_connections`]). A connection over the cap first
-//!   evicts an idle one: the oldest still in its TLS handshake, else the oldest that has not yet
-//!   sent a whole request (what a flood of idle or half-sent connections is made of), else the one
-//!   idle longest between keep-alive requests. A connection inside a request, including a streamed
-//!   tool result, is never evicted. With no idle one to evict, the new connection is closed at once.
+//!   evicts an idle one, lowest rank first, oldest first within a rank: not even a whole TLS
+//!   ClientHello record yet; mid-handshake; no whole request yet (what a flood of idle or
+//!   half-sent connections is made of); whole request headers waiting since it was accepted;
+//!   idle between keep-alive requests. A connection's first bytes are peeked when it is accepted,
+//!   so a real client queued behind a flood (its request or ClientHello already in its socket)
+//!   ranks above the flood. A connection inside a request, including a streamed tool result, is
+//!   never evicted. With no idle one to evict, the new connection is closed at once.
 //! - **Timeouts**: the TLS handshake and every request's headers must arrive within their limits.
 //! - **An accept loop that never ends**: a failed `accept()` (EMFILE when the process is out of
 //!   file descriptors, ECONNABORTED, …) is logged and retried after a short pause; when it says
@@ -48,6 +53,29 @@ pub const LIMITS: Limits = Limits {
     max_header_bytes: 64 * 1024,
 };
 
+/// The accept queue asked for (the kernel caps it at `net.core.somaxconn`, 4,096 on current
+/// Linux). A burst of connects beyond the queue is dropped by the kernel and retried by the
+/// clients a second or three later, in waves that would each evict as many idle connections.
+const BACKLOG: u32 = 4096;
+
+/// Binds a listening socket with a deep accept queue (4,096 connections, as far as the kernel
+/// allows).
+pub fn bind(addr: std::net::SocketAddr) -> Result<TcpListener, Error> {
+    let bound = || {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        // As `TcpListener::bind` does: a restarted listener may take its port back at once.
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        socket.listen(BACKLOG)
+    };
+    bound().map_err(|e: std::io::Error| bind_error(addr, e))
+}
+
 /// A pause after a failed `accept()`, so a process out of descriptors does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
@@ -88,10 +116,12 @@ pub async fn serve(
                 continue;
             }
         };
-        let first = match transport {
-            Transport::Plain => Stage::Secured,
-            #[cfg(feature = "tls")]
-            Transport::Tls(_) => Stage::Connected,
+        let (tcp, first) = match first_stage(tcp, &transport) {
+            Ok(ready) => ready,
+            Err(e) => {
+                tracing::debug!(%peer, "accepted connection unusable: {e}");
+                continue;
+            }
         };
         let Some(conn) = table.admit(limits.max_connections, first) else {
             tracing::debug!(%peer, "connection refused: every connection is inside a request");
@@ -122,6 +152,7 @@ async fn serve_connection(
         Transport::Plain => http1(TokioIo::new(tcp), app, limits, conn).await,
         #[cfg(feature = "tls")]
         Transport::Tls(acceptor) => {
+            let tcp = HelloWatch::new(tcp, conn.clone());
             match tokio::time::timeout(limits.handshake_timeout, acceptor.accept(tcp)).await {
                 Ok(Ok(stream)) => {
                     conn.reached(Stage::Secured);
@@ -239,17 +270,51 @@ fn longest_idle(conns: &BTreeMap<u64, Arc<Conn>>) -> Option<u64> {
         .map(|c| c.id)
 }
 
+/// How far a newly accepted connection got, from what already waits in its socket (a
+/// connection taken from a deep accept queue has usually sent its first bytes): a whole request's
+/// headers, or a whole ClientHello record, rank it above the flood it queued behind.
+fn first_stage(
+    tcp: tokio::net::TcpStream,
+    transport: &Transport,
+) -> std::io::Result<(tokio::net::TcpStream, Stage)> {
+    // A plain, non-blocking peek of the socket as it is now (the reactor has not been asked
+    // about a socket this new yet, so an async peek would only wait).
+    let std = tcp.into_std()?;
+    let mut buf = [0u8; 2048];
+    let peeked = std.peek(&mut buf).unwrap_or(0);
+    let stage = stage_of(transport, buf.get(..peeked).unwrap_or_default());
+    Ok((tokio::net::TcpStream::from_std(std)?, stage))
+}
+
+/// The stage that `first` bytes, read before anything was served, prove.
+fn stage_of(transport: &Transport, first: &[u8]) -> Stage {
+    match transport {
+        Transport::Plain if first.windows(4).any(|w| w == b"\r\n\r\n") => Stage::Requested,
+        Transport::Plain => Stage::Secured,
+        #[cfg(feature = "tls")]
+        Transport::Tls(_) => match first_record_len(first.get(..5).unwrap_or(first)) {
+            Some(whole) if first.len() >= whole => Stage::Hello,
+            _ => Stage::Connected,
+        },
+    }
+}
+
 /// How far a connection got; eviction takes the lowest stage first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 enum Stage {
-    /// Accepted; a TLS handshake not finished (TLS listeners only).
+    /// Accepted; not even a whole first TLS record (the ClientHello) yet (TLS listeners only).
     #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     Connected = 0,
+    /// The ClientHello record arrived; the TLS handshake is under way.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Hello = 1,
     /// Ready for HTTP (plain, or the handshake done): no whole request yet.
-    Secured = 1,
-    /// A whole request has arrived.
-    Served = 2,
+    Secured = 2,
+    /// A whole request's headers were waiting when it was accepted (plain HTTP).
+    Requested = 3,
+    /// A request has been served (idle now only between keep-alive requests).
+    Served = 4,
 }
 
 impl Conn {
@@ -285,6 +350,106 @@ impl Drop for Busy {
     }
 }
 
+/// The TCP stream under a TLS handshake, marking its connection [`Stage::Hello`] once the whole
+/// first TLS record (5-byte header, then the length it announces) has been read.
+#[cfg(feature = "tls")]
+struct HelloWatch {
+    tcp: tokio::net::TcpStream,
+    conn: Arc<Conn>,
+    /// The first record's header as far as read, and the bytes read so far.
+    header: [u8; 5],
+    read: usize,
+    done: bool,
+}
+
+#[cfg(feature = "tls")]
+impl HelloWatch {
+    fn new(tcp: tokio::net::TcpStream, conn: Arc<Conn>) -> HelloWatch {
+        HelloWatch {
+            tcp,
+            conn,
+            header: [0; 5],
+            read: 0,
+            done: false,
+        }
+    }
+
+    fn saw(&mut self, bytes: &[u8]) {
+        if self.done {
+            return;
+        }
+        for &b in bytes {
+            if let Some(slot) = self.header.get_mut(self.read) {
+                *slot = b;
+            }
+            self.read += 1;
+        }
+        if let Some(need) = first_record_len(&self.header[..self.read.min(5)]) {
+            if self.read >= need {
+                self.done = true;
+                self.conn.reached(Stage::Hello);
+            }
+        }
+    }
+}
+
+/// The length of the first TLS record (header included) once its 5-byte header is known.
+#[cfg(feature = "tls")]
+fn first_record_len(header: &[u8]) -> Option<usize> {
+    match header {
+        [_, _, _, hi, lo] => Some(5 + usize::from(u16::from_be_bytes([*hi, *lo]))),
+        _ => None,
+    }
+}
+
+#[cfg(feature = "tls")]
+impl tokio::io::AsyncRead for HelloWatch {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.tcp).poll_read(cx, buf);
+        if let (Poll::Ready(Ok(())), false) = (&polled, self.done) {
+            let fresh = buf.filled()[before..].to_vec();
+            self.saw(&fresh);
+        }
+        polled
+    }
+}
+
+#[cfg(feature = "tls")]
+impl tokio::io::AsyncWrite for HelloWatch {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+}
+
 /// A response body that keeps its connection busy until it is done or dropped.
 struct Held {
     body: Body,
@@ -312,7 +477,7 @@ impl http_body::Body for Held {
 }
 
 /// The error a listener gives when it cannot bind.
-pub fn bind_error(addr: std::net::SocketAddr, e: std::io::Error) -> Error {
+fn bind_error(addr: std::net::SocketAddr, e: std::io::Error) -> Error {
     Error::new(
         ErrorCode::ConfigInvalid,
         format!("cannot listen on {addr}: {e}"),
@@ -322,6 +487,75 @@ pub fn bind_error(addr: std::net::SocketAddr, e: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn regression_a_flood_beyond_the_accept_queue_came_back_in_waves() {
+        // CI saw real TLS clients cut off a second or three into a flood of 2,000 connects: the
+        // kernel had dropped the connects beyond tokio's accept queue of 1,024, and their
+        // retries arrived in waves that evicted the real clients accepted just before. Every
+        // connect of a burst this size must complete at once, before anything is accepted
+        // (as far as the kernel's own cap allows: `net.core.somaxconn`, 4,096 since Linux 5.4).
+        let cap = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(BACKLOG as usize);
+        // Each connect is a descriptor of this process too: stay under its open-file limit
+        // (a machine whose soft limit is the common 1,024 would fail on EMFILE, not on the queue).
+        let burst = cap.min(1500).min(open_file_limit().saturating_sub(64));
+        let listener = match bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))) {
+            Ok(listener) => listener,
+            Err(e) => panic!("{e}"),
+        };
+        let addr = match listener.local_addr() {
+            Ok(addr) => addr,
+            Err(e) => panic!("{e}"),
+        };
+        let mut connects = tokio::task::JoinSet::new();
+        for _ in 0..burst {
+            connects.spawn(tokio::time::timeout(
+                Duration::from_millis(700),
+                tokio::net::TcpStream::connect(addr),
+            ));
+        }
+        let mut open = Vec::new();
+        while let Some(done) = connects.join_next().await {
+            if let Ok(Ok(Ok(stream))) = done {
+                open.push(stream);
+            }
+        }
+        assert_eq!(open.len(), burst, "connects the accept queue held");
+    }
+
+    /// This process's soft open-file limit, raised to the hard one first where allowed.
+    #[cfg(not(unix))]
+    fn open_file_limit() -> usize {
+        usize::MAX
+    }
+
+    /// This process's soft open-file limit, raised to the hard one first where allowed.
+    #[cfg(unix)]
+    fn open_file_limit() -> usize {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `limit` is a valid, writable `rlimit` for the duration of the call.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: `raised` is a valid `rlimit`; raising the soft limit to the hard one
+            // needs no privilege.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+    }
 
     #[test]
     fn a_full_table_evicts_the_longest_idle_connection_never_a_busy_one() {
@@ -381,6 +615,103 @@ mod tests {
             ids.contains(&secured.id) && !ids.contains(&handshaking.id),
             "{ids:?}"
         );
+    }
+
+    #[test]
+    fn regression_a_real_request_queued_behind_a_flood_was_evicted_before_it_was_read() {
+        // CI saw real plain-HTTP clients cut off while the accept loop drained the flood's
+        // queue: a connection whose whole request headers wait in its socket ranks above them.
+        assert_eq!(
+            stage_of(
+                &Transport::Plain,
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n{}"
+            ),
+            Stage::Requested
+        );
+        assert_eq!(
+            stage_of(&Transport::Plain, b"POST /mcp HTTP/1.1\r\nHost: a\r\n"),
+            Stage::Secured
+        );
+        let table = Arc::new(Table::default());
+        let real = table
+            .admit(2, Stage::Requested)
+            .unwrap_or_else(|| panic!("admitted"));
+        let flood = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted"));
+        let _next = table
+            .admit(2, Stage::Secured)
+            .unwrap_or_else(|| panic!("admitted by evicting"));
+        let ids = ids(&table);
+        assert!(
+            ids.contains(&real.id) && !ids.contains(&flood.id),
+            "{ids:?}"
+        );
+    }
+
+    #[test]
+    fn regression_a_flood_of_half_sent_hellos_evicted_real_handshakes() {
+        // CI saw 37 of 50 real TLS clients cut off: each was the oldest handshake when the
+        // flood's backlog was accepted. A connection whose ClientHello arrived stays.
+        let table = Arc::new(Table::default());
+        let real = table
+            .admit(2, Stage::Connected)
+            .unwrap_or_else(|| panic!("admitted"));
+        real.reached(Stage::Hello);
+        let flood = table
+            .admit(2, Stage::Connected)
+            .unwrap_or_else(|| panic!("admitted"));
+        let _next = table
+            .admit(2, Stage::Connected)
+            .unwrap_or_else(|| panic!("admitted by evicting"));
+        let ids = ids(&table);
+        assert!(
+            ids.contains(&real.id) && !ids.contains(&flood.id),
+            "{ids:?}"
+        );
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn the_first_record_is_whole_at_its_announced_length() {
+        assert_eq!(first_record_len(&[0x16, 3, 1]), None);
+        assert_eq!(first_record_len(&[0x16, 3, 1, 2, 0]), Some(5 + 512));
+        let tls = Transport::Tls(tokio_rustls::TlsAcceptor::from(Arc::new(
+            match tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
+                tokio_rustls::rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            {
+                Ok(b) => b.with_no_client_auth().with_cert_resolver(Arc::new(NoCert)),
+                Err(e) => panic!("{e}"),
+            },
+        )));
+        let mut hello = vec![0x16, 3, 1, 0, 4];
+        assert_eq!(stage_of(&tls, &hello), Stage::Connected, "header only");
+        hello.extend([1, 0, 0, 0]);
+        assert_eq!(stage_of(&tls, &hello), Stage::Hello, "the whole record");
+    }
+
+    #[cfg(feature = "tls")]
+    #[derive(Debug)]
+    struct NoCert;
+
+    #[cfg(feature = "tls")]
+    impl tokio_rustls::rustls::server::ResolvesServerCert for NoCert {
+        fn resolve(
+            &self,
+            _: tokio_rustls::rustls::server::ClientHello<'_>,
+        ) -> Option<Arc<tokio_rustls::rustls::sign::CertifiedKey>> {
+            None
+        }
+    }
+
+    fn ids(table: &Table) -> Vec<u64> {
+        table
+            .conns
+            .lock()
+            .map(|g| g.1.keys().copied().collect())
+            .unwrap_or_default()
     }
 
     #[test]

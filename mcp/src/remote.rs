@@ -6,12 +6,14 @@
 //! one machine passed with another `machine` is refused, and a local id passed with a remote
 //! `machine` is refused — never applied to whatever window has the same number there.
 //!
-//! The forwarding itself (an MCP client per worker) lives in the `cu-worker` crate behind the
+//! The forwarding itself (an MCP client per worker) lives in the `cu-remote` crate behind the
 //! [`Remote`] trait; this module is the pure routing and rewriting.
 
 use async_trait::async_trait;
+use cu_core::window::WindowInfo;
 use cu_core::{Error, ErrorCode};
 use rmcp::model::{CallToolResult, JsonObject};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Reaches the tool service of other machines.
@@ -36,7 +38,6 @@ pub async fn call_desktop(
     machine: &str,
     request: serde_json::Value,
 ) -> Result<(Value, Option<Vec<u8>>), Error> {
-    use base64::Engine as _;
     let args = match request {
         Value::Object(map) => map,
         _ => {
@@ -47,19 +48,53 @@ pub async fn call_desktop(
         }
     };
     let result = remote
-        .call(machine, crate::server::INTERNAL_DESKTOP_CALL, args)
+        .call(machine, crate::wire::INTERNAL_DESKTOP_CALL, args)
         .await?;
-    let jpeg = result
-        .content
-        .iter()
-        .find_map(|c| c.as_image())
-        .and_then(|i| {
-            base64::engine::general_purpose::STANDARD
-                .decode(&i.data)
-                .ok()
-        });
-    let value = crate::server::answer_json(result)?;
+    let jpeg = crate::wire::first_jpeg(&result);
+    let value = crate::wire::answer_json(result)?;
     Ok((value, jpeg))
+}
+
+/// `gui_list`'s answer for machine `all`: each machine's windows, or why it has none.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct EveryMachine {
+    /// This machine (`local`) first, then each configured one.
+    pub machines: Vec<MachineWindows>,
+}
+
+/// One machine's part of [`EveryMachine`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MachineWindows {
+    /// `local`, or the configured name.
+    pub machine: String,
+    /// Its windows (ids carry the machine's name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Vec<WindowInfo>>,
+    /// Why they could not be listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
+
+impl MachineWindows {
+    /// The machine's windows or its error.
+    pub fn new(machine: String, listed: Result<Vec<WindowInfo>, Error>) -> MachineWindows {
+        let (windows, error) = match listed {
+            Ok(windows) => (Some(windows), None),
+            Err(e) => (None, Some(e)),
+        };
+        MachineWindows {
+            machine,
+            windows,
+            error,
+        }
+    }
+}
+
+/// The part of a worker's `gui_list` answer that [`EveryMachine`] keeps.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ListedWindows {
+    /// The worker's windows, ids already qualified.
+    pub windows: Vec<WindowInfo>,
 }
 
 /// Where a call goes.

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use base64::Engine as _;
 use cu_core::Error;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -12,13 +11,10 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
 
-use crate::remote::{Remote, Route};
-use crate::service::{
-    ActionRequest, ClickRequest, DesktopAnswer, DesktopRequest, LookRequest, Service, StateRequest,
-    TypeRequest,
-};
+use crate::remote::{EveryMachine, ListedWindows, MachineWindows, Remote, Route};
+use crate::wire::{error_result, jpeg_block, json_result, parse};
+use cu_tools::{DesktopAnswer, DesktopRequest, Service};
 
 /// The instructions sent on `initialize`; the same text is `docs/AGENTS_SNIPPET.md`.
 pub const INSTRUCTIONS: &str = include_str!("../../docs/AGENTS_SNIPPET.md");
@@ -31,8 +27,7 @@ pub struct McpServer {
     internal: bool,
 }
 
-/// The internal call of the Desktop page (never listed, only answered by a worker).
-pub const INTERNAL_DESKTOP_CALL: &str = "_desktop";
+use crate::wire::INTERNAL_DESKTOP_CALL;
 
 impl McpServer {
     /// A server over `service`, for this machine only.
@@ -156,113 +151,44 @@ impl McpServer {
             )
         }))
         .await;
-        let mut all = vec![match local {
-            Ok(list) => serde_json::json!({ "machine": "local", "windows": list.windows }),
-            Err(e) => serde_json::json!({ "machine": "local", "error": e.to_json()["error"] }),
-        }];
+        let mut machines = vec![MachineWindows::new(
+            "local".into(),
+            local.map(|list| list.windows),
+        )];
         for (machine, answer) in remote {
-            all.push(match answer {
-                Ok(r) if r.is_error != Some(true) => {
-                    let windows = r.structured_content.as_ref().map(|v| v["windows"].clone());
-                    serde_json::json!({ "machine": machine, "windows": windows })
-                }
-                Ok(r) => serde_json::json!({ "machine": machine, "error": r.structured_content.map(|v| v["error"].clone()) }),
-                Err(e) => serde_json::json!({ "machine": machine, "error": e.to_json()["error"] }),
+            let windows = answer.and_then(crate::wire::answer_json).and_then(|value| {
+                serde_json::from_value::<ListedWindows>(value)
+                    .map(|listed| listed.windows)
+                    .map_err(|e| {
+                        Error::new(
+                            cu_core::ErrorCode::Internal,
+                            format!(
+                                "machine {machine} answered gui_list with an unknown shape: {e}"
+                            ),
+                        )
+                    })
             });
+            machines.push(MachineWindows::new(machine, windows));
         }
-        Ok(json_result(&serde_json::json!({ "machines": all })))
+        Ok(json_result(&EveryMachine { machines }))
     }
 
     async fn dispatch(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, Error> {
         let _running = self.service.begin_call();
-        match name {
-            "gui_list" => {
-                let _: NoArgs = parse(args)?;
-                Ok(json_result(&self.service.gui_list().await?))
-            }
-            "gui_state" => {
-                let request: StateRequest = parse(args)?;
-                let mut result = self.service.gui_state(&request).await?;
-                let jpeg = result.jpeg.take();
-                let mut answer = json_result(&result);
-                if let Some(jpeg) = jpeg {
-                    answer.content.push(jpeg_block(&jpeg));
-                }
-                Ok(answer)
-            }
-            "gui_action" => {
-                let request: ActionRequest = parse(args)?;
-                Ok(json_result(&self.service.gui_action(&request).await?))
-            }
-            "click" => {
-                let request: ClickRequest = parse(args)?;
-                Ok(json_result(&self.service.click(&request).await?))
-            }
-            "type_text" => {
-                let request: TypeRequest = parse(args)?;
-                Ok(json_result(&self.service.type_text(&request).await?))
-            }
-            "look_at_screen" => {
-                let request: LookRequest = parse(args)?;
-                let outcome = self.service.look_at_screen(&request).await?;
-                let mut result = json_result(&outcome.body);
-                if outcome.failed {
-                    result.is_error = Some(true);
-                }
-                if let Some(jpeg) = &outcome.jpeg {
-                    result.content.push(jpeg_block(jpeg));
-                }
-                Ok(result)
-            }
-            "ping" => {
-                let _: NoArgs = parse(args)?;
-                let started = std::time::Instant::now();
-                Ok(json_result(&self.service.model().ping(started).await?))
-            }
-            "health" => {
-                let _: NoArgs = parse(args)?;
-                Ok(json_result(&self.service.health().await))
-            }
-            "release_model" => {
-                let _: NoArgs = parse(args)?;
-                Ok(json_result(&self.service.model().release().await?))
-            }
-            INTERNAL_DESKTOP_CALL if self.internal => {
-                let request: DesktopRequest = parse(args)?;
-                let answer = self.service.desktop(&request).await?;
-                let mut result = json_result(&answer);
-                if let DesktopAnswer::Capture { jpeg, .. } | DesktopAnswer::Crop { jpeg } = &answer
-                {
-                    result.content.push(jpeg_block(jpeg));
-                }
-                Ok(result)
-            }
-            other => Err(unknown_tool(other)),
+        if let Some(tool) = crate::tools::find(name) {
+            return (tool.run)(&self.service, args).await;
         }
+        if name != INTERNAL_DESKTOP_CALL || !self.internal {
+            return Err(unknown_tool(name));
+        }
+        let request: DesktopRequest = parse(args)?;
+        let answer = self.service.desktop(&request).await?;
+        let mut result = json_result(&answer);
+        if let DesktopAnswer::Capture { jpeg, .. } | DesktopAnswer::Crop { jpeg } = &answer {
+            result.content.push(jpeg_block(jpeg));
+        }
+        Ok(result)
     }
-}
-
-/// A tool result as one JSON value for command-line use: the structured answer, with the sizes
-/// of any images as `jpeg_bytes`; a tool error becomes the `Err`.
-pub fn answer_json(result: CallToolResult) -> Result<serde_json::Value, Error> {
-    let images: Vec<usize> = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_image().map(|i| i.data.len() * 3 / 4))
-        .collect();
-    let mut value = result.structured_content.unwrap_or_default();
-    if result.is_error == Some(true) {
-        return Err(Error::from_json(&value).unwrap_or_else(|| {
-            Error::new(
-                cu_core::ErrorCode::Internal,
-                "an error answer without a body",
-            )
-        }));
-    }
-    if let (Some(map), false) = (value.as_object_mut(), images.is_empty()) {
-        map.insert("jpeg_bytes".into(), serde_json::json!(images));
-    }
-    Ok(value)
 }
 
 fn unknown_tool(name: &str) -> Error {
@@ -271,13 +197,6 @@ fn unknown_tool(name: &str) -> Error {
         format!("unknown tool {name:?}"),
     )
     .with_suggestion("Call tools/list for the tools this server offers.")
-}
-
-fn jpeg_block(jpeg: &[u8]) -> ContentBlock {
-    ContentBlock::image(
-        base64::engine::general_purpose::STANDARD.encode(jpeg),
-        "image/jpeg",
-    )
 }
 
 /// Runs the futures concurrently (one machine's slow answer does not wait for another's) and
@@ -304,35 +223,6 @@ async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> V
     })
     .await;
     done.into_iter().flatten().collect()
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoArgs {}
-
-fn parse<T: DeserializeOwned>(args: serde_json::Value) -> Result<T, Error> {
-    serde_json::from_value(args).map_err(|e| {
-        Error::new(
-            cu_core::ErrorCode::InvalidArgument,
-            format!("bad arguments: {e}"),
-        )
-        .with_suggestion("Pass the arguments the tool's input schema describes.")
-    })
-}
-
-/// A compact JSON text block plus the same value as structured content.
-fn json_result<T: serde::Serialize>(value: &T) -> CallToolResult {
-    let value = serde_json::to_value(value).unwrap_or_default();
-    let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-    result.structured_content = Some(value);
-    result
-}
-
-fn error_result(e: &Error) -> CallToolResult {
-    let value = e.to_json();
-    let mut result = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
-    result.structured_content = Some(value);
-    result
 }
 
 impl ServerHandler for McpServer {
@@ -396,14 +286,14 @@ mod tests {
     /// The first round's bug: a panic inside `look_at_screen` left the call unanswered.
     #[tokio::test]
     async fn a_panic_inside_a_tool_call_answers_internal_and_the_next_call_works() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap();
         let backend = Scripted::new();
         let window = backend
             .open(
                 "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"OK\" @10,10 40x20\n",
                 Point::new(0, 0),
             )
-            .unwrap_or_else(|e| panic!("{e}"));
+            .unwrap();
         let mut config = Config::defaults(&|_| None);
         config.sessions_dir = dir.path().to_path_buf();
         let server = McpServer::new(Arc::new(Service::new(Arc::new(backend.clone()), config)));
@@ -414,9 +304,12 @@ mod tests {
             .call_answering_panics("gui_state", args.clone())
             .await;
         assert_eq!(answer.is_error, Some(true));
-        let error = answer_json(answer).err().map(|e| e.code);
+        let error = crate::wire::answer_json(answer).err().map(|e| e.code);
         assert_eq!(error, Some(cu_core::ErrorCode::Internal));
         let next = server.call_answering_panics("gui_state", args).await;
-        assert!(answer_json(next).is_ok(), "the next call works");
+        assert!(
+            crate::wire::answer_json(next).is_ok(),
+            "the next call works"
+        );
     }
 }

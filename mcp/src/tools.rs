@@ -1,175 +1,434 @@
-//! The MCP tool definitions: names, descriptions, JSON Schemas and annotations, in one place.
-//! `tests/golden/tools_list.json` pins them, so the surface changes only on purpose.
+//! The tool table: each tool declared once — its name, description, annotations, request and
+//! answer types, and handler — and read by both `tools/list` and the dispatcher.
+//!
+//! Input and output schemas are derived from the request and answer types (their field docs are
+//! the descriptions agents read), so a field cannot be accepted without being described, or
+//! answered without being declared. Every output schema also admits the error answer
+//! ([`ErrorAnswer`]): a failed call's body is declared too. `tests/golden/tools_list.json` pins the
+//! whole surface (a `cargo test` here and the SDK test in `tests/mcp/test_surface.py`), so it
+//! changes only on purpose.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde_json::json;
+use cu_core::{Error, ErrorAnswer};
+use cu_tools::{
+    ActionRequest, ActionResult, ClickRequest, ClickResult, HealthReport, ListResult, LookAnswer,
+    LookRequest, PingResult, ReleaseResult, Service, StateRequest, StateResult, TypeRequest,
+    TypeResult,
+};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::JsonSchema;
+use serde_json::{json, Value};
 
-fn schema(value: serde_json::Value) -> Arc<JsonObject> {
+use crate::remote::EveryMachine;
+use crate::wire::{jpeg_block, json_result, parse, NoArgs};
+
+/// A tool call's answer, as the handler produces it.
+pub(crate) type Answer<'a> =
+    Pin<Box<dyn Future<Output = Result<CallToolResult, Error>> + Send + 'a>>;
+
+/// One tool: what `tools/list` shows of it and what runs it.
+pub(crate) struct ToolSpec {
+    /// The tool's name.
+    pub(crate) name: &'static str,
+    description: &'static str,
+    effect: Impact,
+    input: fn() -> Value,
+    output: fn() -> Value,
+    /// Decodes the arguments and runs the tool (after routing: always on this machine).
+    pub(crate) run: for<'a> fn(&'a Service, Value) -> Answer<'a>,
+}
+
+/// What calling a tool may do, as the MCP annotations say it.
+#[derive(Clone, Copy)]
+enum Impact {
+    /// Reads only; calling it twice is calling it once.
+    Reads,
+    /// Reads, but each call hands out something new (a state id).
+    Observes,
+    /// Changes the model server's memory, nothing on screen; safe to repeat.
+    Frees,
+    /// Sends input to a window.
+    Acts,
+}
+
+impl Impact {
+    fn annotations(self) -> ToolAnnotations {
+        let (read_only, destructive, idempotent) = match self {
+            Impact::Reads => (true, false, true),
+            Impact::Observes => (true, false, false),
+            Impact::Frees => (false, false, true),
+            Impact::Acts => (false, true, false),
+        };
+        ToolAnnotations::new()
+            .read_only(read_only)
+            .destructive(destructive)
+            .idempotent(idempotent)
+            .open_world(false)
+    }
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub(crate) static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "look_at_screen",
+        description: "Ask one short question about a window (\"Is Claude finished?\") and get ~100 tokens of JSON: status (working, finished, waiting, error, unknown; read in code from the app's controls), summary (a local model's answer), confidence, details (project, session, failures, next_step, url… per app), changed_since_last (with client+session_id). Read-only. Ask in English, one thing per call. include_image adds a JPEG of that window only (expensive: use when text is not enough).",
+        effect: Impact::Reads,
+        input: input::<LookRequest>,
+        output: output::<LookAnswer>,
+        run: look_at_screen,
+    },
+    ToolSpec {
+        name: "ping",
+        description: "Check the bridge before a task: the model server answers and the model loads (so the next look_at_screen is warm).",
+        effect: Impact::Reads,
+        input: input::<NoArgs>,
+        output: output::<PingResult>,
+        run: ping,
+    },
+    ToolSpec {
+        name: "health",
+        description: "Everything at once: the desktop backend, the model server and model, Ollama auto-start, free RAM. ok is true when all work.",
+        effect: Impact::Reads,
+        input: input::<NoArgs>,
+        output: output::<HealthReport>,
+        run: health,
+    },
+    ToolSpec {
+        name: "release_model",
+        description: "Unload the local model now to free RAM (call it when your task is done); reports freed_mb.",
+        effect: Impact::Frees,
+        input: input::<NoArgs>,
+        output: output::<ReleaseResult>,
+        run: release_model,
+    },
+    ToolSpec {
+        name: "gui_list",
+        description: "List the visible application windows (id, app, title, pid, bounds, focused) and the desktop backend's capabilities. Start here.",
+        effect: Impact::Reads,
+        input: input::<NoArgs>,
+        output: output_either::<ListResult, EveryMachine>,
+        run: gui_list,
+    },
+    ToolSpec {
+        name: "gui_state",
+        description: "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, @x,y (window-relative centre; bounds=true gives x,y wxh), key states. Interactive and text elements by default; query=\"text\" lists only the elements that mention it, with their containers.",
+        effect: Impact::Observes,
+        input: input::<StateRequest>,
+        output: output::<StateResult>,
+        run: gui_state,
+    },
+    ToolSpec {
+        name: "gui_action",
+        description: "Act on the window observed by state_id (used once): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
+        effect: Impact::Acts,
+        input: input::<ActionRequest>,
+        output: output::<ActionResult>,
+        run: gui_action,
+    },
+    ToolSpec {
+        name: "click",
+        description: "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS), unless the local model picks one (how: \"model\"), which still passes the safety gate. Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
+        effect: Impact::Acts,
+        input: input::<ClickRequest>,
+        output: output::<ClickResult>,
+        run: click,
+    },
+    ToolSpec {
+        name: "type_text",
+        description: "Replace the content of an editable field (text field, text area, combo box, document) found by its label, or by a role word (\"text field\", \"textarea\", \"שדה\") when the window has one such field. Never presses Enter, never types into another window; the field is read back. Text up to max_type_chars (default 2000).",
+        effect: Impact::Acts,
+        input: input::<TypeRequest>,
+        output: output::<TypeResult>,
+        run: type_text,
+    },
+];
+
+/// The listed tool called `name`.
+pub(crate) fn find(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Every tool as `tools/list` shows it, each with the optional `machine` every tool takes.
+pub fn definitions() -> Vec<Tool> {
+    TOOLS.iter().map(ToolSpec::definition).collect()
+}
+
+impl ToolSpec {
+    fn definition(&self) -> Tool {
+        let mut input = (self.input)();
+        let all = if self.name == "gui_list" {
+            " \"all\" lists every machine's windows."
+        } else {
+            ""
+        };
+        if let Value::Object(root) = &mut input {
+            if let Value::Object(properties) = root.entry("properties").or_insert(json!({})) {
+                properties.insert(
+                    "machine".into(),
+                    json!({ "type": "string", "description": format!("A configured remote machine (default: this one). Ids it returns carry its name (lab1/…) and route there by themselves.{all}") }),
+                );
+            }
+        }
+        Tool::new(self.name, self.description, object(input))
+            .with_raw_output_schema(object((self.output)()))
+            .with_annotations(self.effect.annotations())
+    }
+}
+
+fn object(value: Value) -> Arc<JsonObject> {
     match value {
-        serde_json::Value::Object(map) => Arc::new(map),
+        Value::Object(map) => Arc::new(map),
         _ => Arc::new(JsonObject::new()),
     }
 }
 
-/// Every tool this server offers, each with the optional `machine` every tool takes.
-pub fn definitions() -> Vec<Tool> {
-    let mut tools = local_definitions();
-    for tool in &mut tools {
-        let mut schema = (*tool.input_schema).clone();
-        if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
-            let all = if tool.name == "gui_list" {
-                " \"all\" lists every machine's windows."
-            } else {
-                ""
-            };
-            properties.insert(
-                "machine".into(),
-                json!({ "type": "string", "description": format!("A configured remote machine (default: this one). Ids it returns carry its name (lab1/…) and route there by themselves.{all}") }),
-            );
-        }
-        tool.input_schema = Arc::new(schema);
-    }
-    tools
+/// What a request type accepts.
+fn input<T: JsonSchema>() -> Value {
+    schema::<T>(Contract::Deserialize)
 }
 
-fn local_definitions() -> Vec<Tool> {
-    let no_args =
-        || schema(json!({ "type": "object", "properties": {}, "additionalProperties": false }));
-    vec![
-        Tool::new(
-            "look_at_screen",
-            "Ask one short question about a window (\"Is Claude finished?\") and get ~100 tokens of JSON: status (working, finished, waiting, error, unknown; read in code from the app's controls), summary (a local model's answer), confidence, details (project, session, failures, next_step, url… per app), changed_since_last (with client+session_id). Read-only. Ask in English, one thing per call. include_image adds a JPEG of that window only (expensive: use when text is not enough).",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "question": { "type": "string", "minLength": 1, "maxLength": 300, "description": "One short question, in English." },
-                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title (\"Claude\", \"Calculator\"), or a window id from gui_list. Default: the focused window." },
-                    "client": { "type": "string", "description": "Your agent's name (codex, claude…), with session_id; A-Z a-z 0-9 _ -, at most 64." },
-                    "session_id": { "type": "string", "description": "Your task's id (A-Z a-z 0-9 _ -, at most 64): enables changed_since_last and cached answers on an unchanged screen. A new id replaces your client's old session." },
-                    "include_image": { "type": "boolean", "description": "Also return a JPEG of the window (max 1024 px wide)." },
-                    "keep_warm": { "type": "boolean", "description": "Keep the model loaded 10 minutes (more looks coming)." }
-                },
-                "required": ["question"],
-                "additionalProperties": false
-            })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "ping",
-            "Check the bridge before a task: the model server answers and the model loads (so the next look_at_screen is warm).",
-            no_args(),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "health",
-            "Everything at once: the desktop backend, the model server and model, Ollama auto-start, free RAM. ok is true when all work.",
-            no_args(),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "release_model",
-            "Unload the local model now to free RAM (call it when your task is done); reports freed_mb.",
-            no_args(),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "gui_list",
-            "List the visible application windows (id, app, title, pid, bounds, focused) and the desktop backend's capabilities. Start here.",
-            schema(json!({ "type": "object", "properties": {}, "additionalProperties": false })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "gui_state",
-            "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, @x,y (window-relative centre; bounds=true gives x,y wxh), key states. Interactive and text elements by default.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "window_id": { "type": "string", "description": "From gui_list." },
-                    "all": { "type": "boolean", "description": "List every element, not only interactive and text ones." },
-                    "max_depth": { "type": "integer", "minimum": 0, "description": "Do not descend below this depth." },
-                    "subtree": { "type": "string", "description": "Observe only this element (an id from state_id)." },
-                    "state_id": { "type": "string", "description": "The observation subtree refers to (not used up)." },
-                    "max_elements": { "type": "integer", "minimum": 1, "maximum": 5000, "description": "List at most this many elements (default 300)." },
-                    "screenshot": { "type": "boolean", "description": "Attach a JPEG of the window (same window-relative space; see image.scale)." },
-                    "bounds": { "type": "boolean", "description": "Full bounds x,y wxh per element instead of the click point @x,y." }
-                },
-                "required": ["window_id"],
-                "additionalProperties": false
-            })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(true).destructive(false).idempotent(false).open_world(false)),
-        Tool::new(
-            "gui_action",
-            "Act on the window observed by state_id (used once): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "window_id": { "type": "string" },
-                    "state_id": { "type": "string" },
-                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." },
-                    "actions": {
-                        "type": "array",
-                        "minItems": 1,
-                        "maxItems": 50,
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "type": { "type": "string", "enum": ["click", "double_click", "right_click", "move", "scroll", "drag", "type", "key", "set_value", "focus", "wait"] },
-                                "element_id": { "type": "string" },
-                                "x": { "type": "integer" },
-                                "y": { "type": "integer" },
-                                "to_element_id": { "type": "string" },
-                                "to_x": { "type": "integer" },
-                                "to_y": { "type": "integer" },
-                                "text": { "type": "string", "description": "type: the text; set_value: the new value." },
-                                "keys": { "type": "string", "description": "key: e.g. ctrl+s, Return, alt+F4." },
-                                "dx": { "type": "integer" },
-                                "dy": { "type": "integer" },
-                                "ms": { "type": "integer", "minimum": 0, "maximum": 10000 }
-                            },
-                            "required": ["type"],
-                            "additionalProperties": false
-                        }
+/// What an answer holds: `T`, or the error answer.
+fn output<T: JsonSchema>() -> Value {
+    answer_or_error(vec![schema::<T>(Contract::Serialize)])
+}
+
+/// What an answer of one of two shapes holds: `A`, `B`, or the error answer.
+fn output_either<A: JsonSchema, B: JsonSchema>() -> Value {
+    answer_or_error(vec![
+        schema::<A>(Contract::Serialize),
+        schema::<B>(Contract::Serialize),
+    ])
+}
+
+fn answer_or_error(mut shapes: Vec<Value>) -> Value {
+    shapes.push(schema::<ErrorAnswer>(Contract::Serialize));
+    json!({ "type": "object", "anyOf": shapes })
+}
+
+/// `T`'s JSON Schema (draft 2020-12), inlined: no `$ref`s, which some clients cannot follow,
+/// and fewer bytes than `$defs` for these small, mostly unshared types.
+fn schema<T: JsonSchema>(contract: Contract) -> Value {
+    let input = matches!(contract, Contract::Deserialize);
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings.meta_schema = None;
+    settings.contract = contract;
+    let mut value = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("title");
+        root.remove("description");
+    }
+    tidy(&mut value, input);
+    value
+}
+
+/// Cleans one schema and its subschemas of the generator's noise: no `format` annotations, and
+/// rustdoc's wrapped lines joined in descriptions. In an input schema an optional field is just left out,
+/// so `["string", "null"]` becomes `"string"` (null is still accepted) and a `null` default is
+/// not said.
+fn tidy(schema: &mut Value, input: bool) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("format");
+    if let Some(Value::String(text)) = map.get_mut("description") {
+        *text = text.replace('\n', " ");
+    }
+    if input {
+        if map.get("default") == Some(&Value::Null) {
+            map.remove("default");
+        }
+        if let Some(Value::Array(types)) = map.get("type") {
+            let kept: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+            if let [only] = kept.as_slice() {
+                let only = (*only).clone();
+                map.insert("type".into(), only);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(sub) = map.get_mut(key) {
+            tidy(sub, input);
+        }
+    }
+    for key in ["properties", "$defs", "patternProperties"] {
+        if let Some(Value::Object(subs)) = map.get_mut(key) {
+            subs.values_mut().for_each(|s| tidy(s, input));
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(subs)) = map.get_mut(key) {
+            subs.iter_mut().for_each(|s| tidy(s, input));
+        }
+    }
+}
+
+fn look_at_screen(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: LookRequest = parse(args)?;
+        let outcome = service.look_at_screen(&request).await?;
+        let mut result = json_result(&outcome.body);
+        if outcome.failed() {
+            result.is_error = Some(true);
+        }
+        if let Some(jpeg) = &outcome.jpeg {
+            result.content.push(jpeg_block(jpeg));
+        }
+        Ok(result)
+    })
+}
+
+fn ping(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let _: NoArgs = parse(args)?;
+        let started = std::time::Instant::now();
+        Ok(json_result(&service.model().ping(started).await?))
+    })
+}
+
+fn health(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let _: NoArgs = parse(args)?;
+        Ok(json_result(&service.health().await))
+    })
+}
+
+fn release_model(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let _: NoArgs = parse(args)?;
+        Ok(json_result(&service.model().release().await?))
+    })
+}
+
+fn gui_list(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let _: NoArgs = parse(args)?;
+        Ok(json_result(&service.gui_list().await?))
+    })
+}
+
+fn gui_state(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: StateRequest = parse(args)?;
+        let mut result = service.gui_state(&request).await?;
+        let jpeg = result.jpeg.take();
+        let mut answer = json_result(&result);
+        if let Some(jpeg) = jpeg {
+            answer.content.push(jpeg_block(&jpeg));
+        }
+        Ok(answer)
+    })
+}
+
+fn gui_action(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: ActionRequest = parse(args)?;
+        Ok(json_result(&service.gui_action(&request).await?))
+    })
+}
+
+fn click(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: ClickRequest = parse(args)?;
+        Ok(json_result(&service.click(&request).await?))
+    })
+}
+
+fn type_text(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: TypeRequest = parse(args)?;
+        Ok(json_result(&service.type_text(&request).await?))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOLDEN: &str = include_str!("../../tests/golden/tools_list.json");
+
+    /// The listing as the golden file holds it: sorted by name, the fields a client relies on.
+    fn listing() -> Value {
+        let mut tools: Vec<Value> = definitions()
+            .iter()
+            .map(|tool| {
+                let full = serde_json::to_value(tool).unwrap();
+                let mut kept = serde_json::Map::new();
+                for key in [
+                    "name",
+                    "description",
+                    "inputSchema",
+                    "outputSchema",
+                    "annotations",
+                ] {
+                    if let Some(v) = full.get(key) {
+                        kept.insert(key.into(), v.clone());
                     }
-                },
-                "required": ["window_id", "state_id", "actions"],
-                "additionalProperties": false
-            })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
-        Tool::new(
-            "click",
-            "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS), unless the local model picks one (how: \"model\"), which still passes the safety gate. Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title (\"Calculator\", \"מחשבון\"), or a window id from gui_list." },
-                    "target": { "type": "string", "minLength": 1, "maxLength": 200, "description": "The visible label to click." },
-                    "steps": { "type": "array", "minItems": 1, "maxItems": 10, "items": { "type": "string", "minLength": 1, "maxLength": 200 }, "description": "Labels to click in order, instead of target (e.g. [\"7\", \"+\", \"5\", \"=\"])." },
-                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." }
-                },
-                "required": ["app"],
-                "additionalProperties": false
-            })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
-        Tool::new(
-            "type_text",
-            "Replace the content of an editable field (text field, text area, combo box, document) found by its label, or by a role word (\"text field\", \"textarea\", \"שדה\") when the window has one such field. Never presses Enter, never types into another window; the field is read back. Text up to max_type_chars (default 2000).",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "app": { "type": "string", "minLength": 1, "description": "Application name or window title, or a window id from gui_list." },
-                    "target": { "type": "string", "minLength": 1, "maxLength": 200, "description": "The field's label, or a role word when it is the only field of that kind." },
-                    "text": { "type": "string", "description": "The new content." },
-                    "confirm_dangerous": { "type": "boolean", "description": "Only after the user explicitly approved." }
-                },
-                "required": ["app", "target", "text"],
-                "additionalProperties": false
-            })),
-        )
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false)),
-    ]
+                }
+                Value::Object(kept)
+            })
+            .collect();
+        tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        Value::Array(tools)
+    }
+
+    #[test]
+    fn the_tool_list_matches_the_golden_file() {
+        let golden: Value = serde_json::from_str(GOLDEN).unwrap();
+        if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/golden/tools_list.json"
+            );
+            let text = serde_json::to_string_pretty(&listing()).unwrap();
+            std::fs::write(path, text + "\n").unwrap();
+            return;
+        }
+        assert!(
+            listing() == golden,
+            "the tool surface changed: review it, then run with UPDATE_GOLDEN=1"
+        );
+    }
+
+    #[test]
+    fn every_tool_has_an_object_input_and_an_output_that_admits_errors() {
+        for tool in TOOLS {
+            let input = (tool.input)();
+            assert_eq!(input["type"], "object", "{}", tool.name);
+            assert_eq!(input["additionalProperties"], false, "{}", tool.name);
+            let output = (tool.output)();
+            assert_eq!(output["type"], "object", "{}", tool.name);
+            let shapes = output["anyOf"].as_array().unwrap();
+            assert!(
+                shapes.iter().any(|s| s["required"] == json!(["error"])),
+                "{}: no error shape",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn tool_names_are_unique_and_found() {
+        for tool in TOOLS {
+            assert!(std::ptr::eq(find(tool.name).unwrap(), tool));
+        }
+        assert!(find("_desktop").is_none());
+    }
+
+    /// An input schema never says `null` (an optional field is left out) nor carries `$ref`s.
+    #[test]
+    fn input_schemas_are_plain() {
+        for tool in TOOLS {
+            let text = (tool.input)().to_string();
+            assert!(!text.contains("\"null\""), "{}: {text}", tool.name);
+            assert!(!text.contains("$ref"), "{}: {text}", tool.name);
+        }
+    }
 }

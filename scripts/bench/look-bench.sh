@@ -5,23 +5,20 @@
 #! answer's size in o200k tokens beside the window's full text. Prints tables.
 # Usage: scripts/bench/look-bench.sh [REPS]   (starts and stops its own desktop on :61 and model server on :18093)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$ROOT"
+. "$(dirname "$0")/lib.sh"
 REPS="${1:-5}"; N=61; LLM_PORT=18093
 scripts/install-deps.sh
 cargo build -q --release --example bench
 cargo build -q --release
 TARGET="${CARGO_TARGET_DIR:-target}/release"
 BENCH="$TARGET/examples/bench"; BIN="$TARGET/mcp-computer-use"
-scripts/desktop/start-desktop.sh $N >/dev/null
-trap 'scripts/llm-server.sh stop $LLM_PORT; scripts/desktop/stop-desktop.sh $N --purge >/dev/null 2>&1' EXIT
-set -a; . /tmp/deskenv-$N/env; set +a
+BENCH_ON_EXIT='scripts/llm-server.sh stop $LLM_PORT'
+bench_desktop $N
 eval "$(scripts/llm-server.sh start $LLM_PORT)"
 APPS=(calc gtk3 firefox outline:claude_code/finished outline:codex_desktop/finished outline:editor/failing)
-declare -A PID
-while IFS='=' read -r k v; do PID[$k]=$v; done < <(scripts/desktop/launch-apps.sh $N "${APPS[@]}")
+bench_launch "${APPS[@]}"
 sleep 2
 LIST=$("$BIN" list)
-wid() { python3 -c "import json,sys; w=[x for x in json.loads(sys.argv[1])['windows'] if x.get('pid')==int(sys.argv[2])]; print(w[0]['id'], w[0]['title'], sep='\t')" "$LIST" "$1"; }
 
 echo "Extraction from fixtures (code only, median of >= 20 runs):"
 printf '%-48s %-14s %-9s %6s %10s %9s\n' source profile status nodes extract_ms text_tok
@@ -36,7 +33,7 @@ echo
 echo "Live windows: read (our AT-SPI snapshot) + extraction, beside a pyatspi walk of the same window:"
 printf '%-34s %6s %9s %10s %9s %8s\n' app nodes read_ms extract_ms py_ms "py/ours"
 for a in "${APPS[@]}"; do
-  IFS=$'\t' read -r id title < <(wid "${PID[$a]}")
+  IFS=$'\t' read -r id title < <(bench_wid "${PID[$a]}")
   ours=$("$BENCH" extract "$REPS" "$id")
   py=$(/usr/bin/python3 scripts/bench/pyatspi_walk.py "$REPS" "${PID[$a]}" "$title" 2>/dev/null)
   python3 - "$a" "$ours" "$py" <<'PY'
@@ -53,7 +50,7 @@ echo "(answer_tok: the whole compact JSON answer; format_tok: the same without t
 echo " i.e. what this format costs whatever the model says; text_tok: the window's full text)"
 printf '%-34s %8s %8s %10s %10s %10s\n' app wall_s model_s answer_tok format_tok text_tok
 for a in "${APPS[@]}"; do
-  IFS=$'\t' read -r id title < <(wid "${PID[$a]}")
+  IFS=$'\t' read -r id title < <(bench_wid "${PID[$a]}")
   text_tok=$("$BENCH" extract 1 "$id" | python3 -c "import json,sys; print(json.load(sys.stdin)['full_text_tokens'])")
   walls=(); models=(); toks=(); ftoks=()
   for i in $(seq 1 "$REPS"); do

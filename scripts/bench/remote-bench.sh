@@ -3,7 +3,7 @@
 #! on the wire, and parallel gui_state across three workers (throughput, p99). Needs root.
 # Usage: scripts/bench/remote-bench.sh [REPS]   (desktops :81-:84, namespaces cuw11-cuw13)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$ROOT"
+. "$(dirname "$0")/lib.sh"
 scripts/install-deps.sh
 cargo build -q --release --features tls
 export MCP_CU_BIN="${CARGO_TARGET_DIR:-target}/release/mcp-computer-use"

@@ -3,23 +3,19 @@
 #! plus XTEST click and window capture latency beside xdotool and xwd. Prints a table.
 # Usage: scripts/bench/snapshot-bench.sh [REPS]   (starts and stops its own desktop on :59)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$ROOT"
+. "$(dirname "$0")/lib.sh"
 REPS="${1:-7}"; N=59
 scripts/install-deps.sh
 cargo build -q --release --example bench
 BENCH="${CARGO_TARGET_DIR:-target}/release/examples/bench"
-scripts/desktop/start-desktop.sh $N >/dev/null
-trap 'scripts/desktop/stop-desktop.sh $N --purge >/dev/null 2>&1' EXIT
-set -a; . /tmp/deskenv-$N/env; set +a
+bench_desktop $N
 APPS=(gtk3 mousepad calc gtk4 featherpad firefox chromium qt6)
-declare -A PID
-while IFS='=' read -r k v; do PID[$k]=$v; done < <(scripts/desktop/launch-apps.sh $N "${APPS[@]}")
+bench_launch "${APPS[@]}"
 sleep 2  # let the browsers finish loading the page
 LIST=$("${CARGO_TARGET_DIR:-target}/release/mcp-computer-use" list 2>/dev/null || cargo run -q --release -- list)
-wid() { python3 -c "import json,sys; w=[x for x in json.loads(sys.argv[1])['windows'] if x.get('pid')==int(sys.argv[2])]; print(w[0]['id'], w[0]['title'], sep='\t')" "$LIST" "$1"; }
 printf '%-22s %7s %9s %7s %9s %7s\n' app nodes ours_ms py_nodes py_ms "py/ours"
 for a in gtk3 mousepad calc gtk4 featherpad firefox chromium; do
-  IFS=$'\t' read -r id title < <(wid "${PID[$a]}")
+  IFS=$'\t' read -r id title < <(bench_wid "${PID[$a]}")
   # Alternate the two sides twice and keep each side's better median, so neither pays for the
   # other apps settling down.
   ours1=$("$BENCH" snapshot "$REPS" "$id")
@@ -35,7 +31,7 @@ print("%-22s %7d %9.1f %7d %9.1f %7.2fx" % (a, o["nodes"], o["median_ms"], p["no
 PY
 done
 # Input and capture on the Qt fixture: click its label (no effect), capture the window.
-IFS=$'\t' read -r id title < <(wid "${PID[qt6]}")
+IFS=$'\t' read -r id title < <(bench_wid "${PID[qt6]}")
 xid=${id#x11:}
 ours=$("$BENCH" input "$REPS" "$id" 40 20)
 read -r ax ay < <(xwininfo -id "$xid" | awk '/Absolute upper-left X/{x=$4} /Absolute upper-left Y/{y=$4} END{print x+40, y+20}')

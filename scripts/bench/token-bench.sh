@@ -4,7 +4,7 @@
 #! browser_snapshot of the same page, in one run; plus observe -> act -> observe on the calculator.
 # Usage: scripts/bench/token-bench.sh     (starts and stops its own desktop on :60)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$ROOT"
+. "$(dirname "$0")/lib.sh"
 N=60
 scripts/install-deps.sh
 PW_DIR="${MCP_CU_PW_DIR:-/var/tmp/mcp-cu-pw}"
@@ -12,15 +12,12 @@ PW_DIR="${MCP_CU_PW_DIR:-/var/tmp/mcp-cu-pw}"
 cargo build -q --release --example bench
 BENCH="${CARGO_TARGET_DIR:-target}/release/examples/bench"
 PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
-scripts/desktop/start-desktop.sh $N >/dev/null
-trap 'scripts/desktop/stop-desktop.sh $N --purge >/dev/null 2>&1' EXIT
-set -a; . /tmp/deskenv-$N/env; set +a
+bench_desktop $N
 APPS=(gtk3 calc qt6 mousepad featherpad gtk4 firefox chromium chromium-controls)
-declare -A PID
-while IFS='=' read -r k v; do PID[$k]=$v; done < <(scripts/desktop/launch-apps.sh $N "${APPS[@]}")
+bench_launch "${APPS[@]}"
 sleep 2
 LIST=$(cargo run -q --release -- list)
-wid() { python3 -c "import json,sys; print([w['id'] for w in json.loads(sys.argv[1])['windows'] if w.get('pid')==int(sys.argv[2])][0])" "$LIST" "$1"; }
+wid() { bench_wid "$1" | cut -f1; }
 echo "Default gui_state outline (interactive + text elements, click points @x,y; bounds=true adds sizes):"
 printf '%-22s %9s %7s %7s %9s\n' app elements tokens bytes tok/elem
 for a in gtk3 calc qt6 mousepad featherpad gtk4 firefox; do
@@ -31,7 +28,7 @@ echo
 HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 --directory tests/fixtures >/dev/null 2>&1 &
 HTTP_PID=$!
-trap 'kill $HTTP_PID 2>/dev/null; scripts/desktop/stop-desktop.sh $N --purge >/dev/null 2>&1' EXIT
+BENCH_ON_EXIT='kill $HTTP_PID 2>/dev/null'
 echo "Chromium page (document subtree, click points included) vs Playwright MCP 0.0.83 browser_snapshot (no bounds), same page:"
 printf '%-22s %12s %12s %10s\n' page ours_tokens pw_tokens pw/ours
 for pair in "chromium:A11y Fixture Page:fixture.html" "chromium-controls:Controls benchmark:controls.html"; do

@@ -18,7 +18,7 @@ fn health_reports_display_and_atspi_bus() {
         .arg("--health")
         .env("MCP_CU_MODEL", "none")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     assert_eq!(json["ok"], true, "{json}");
@@ -43,9 +43,8 @@ fn health_without_a_display_fails_with_exit_code_1() {
         .env_remove("WAYLAND_DISPLAY")
         .env("PATH", "/nonexistent") // no systemctl to recover a session from
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let json: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["ok"], false, "{json}");
     assert_eq!(out.status.code(), Some(1));
 }
@@ -58,9 +57,8 @@ fn gui_call_without_a_display_is_gui_unavailable() {
         .env_remove("WAYLAND_DISPLAY")
         .env("PATH", "/nonexistent")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let json: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"]["code"], "GUI_UNAVAILABLE", "{json}");
     assert!(json["error"]["suggestion"]
         .as_str()
@@ -74,10 +72,9 @@ fn bad_configuration_exits_2_naming_the_variable() {
         .arg("--health")
         .env("MCP_CU_NUM_CTX", "lots")
         .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let json: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"]["code"], "CONFIG_INVALID");
     assert!(
         json["error"]["message"]
@@ -90,7 +87,7 @@ fn bad_configuration_exits_2_naming_the_variable() {
 #[test]
 fn typed_text_reaches_no_log_even_at_trace_level() {
     use std::io::Write;
-    let sessions = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let sessions = tempfile::tempdir().unwrap();
     let mut child = binary()
         .env("MCP_CU_LOG", "trace")
         .env("MCP_CU_SESSIONS_DIR", sessions.path())
@@ -98,7 +95,7 @@ fn typed_text_reaches_no_log_even_at_trace_level() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
     let messages = [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -111,7 +108,7 @@ fn typed_text_reaches_no_log_even_at_trace_level() {
     }
     std::thread::sleep(std::time::Duration::from_millis(1500));
     drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

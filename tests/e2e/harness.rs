@@ -61,7 +61,7 @@ impl Desktop {
             .arg(&self.number)
             .arg(kind)
             .output()
-            .unwrap_or_else(|e| panic!("launch-apps.sh: {e}"));
+            .expect("launch-apps.sh");
         assert!(
             out.status.success(),
             "launching {kind} failed: {}",

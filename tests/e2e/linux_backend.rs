@@ -19,7 +19,7 @@ fn xwininfo_bounds(id: &str) -> Rect {
     let out = Command::new("xwininfo")
         .args(["-id", xid])
         .output()
-        .unwrap_or_else(|e| panic!("xwininfo: {e}"));
+        .expect("xwininfo");
     let text = String::from_utf8_lossy(&out.stdout);
     let field = |label: &str| -> i32 {
         text.lines()
@@ -46,7 +46,7 @@ async fn click_center(d: &Desktop, window: &cu_core::window::WindowId, bounds: R
             },
         )
         .await
-        .unwrap_or_else(|e| panic!("click: {e}"));
+        .expect("click");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,7 +193,7 @@ async fn browser_page(d: &Desktop, kind: &str) {
     d.backend
         .perform(&w.id, &delete.identity, &SemanticAction::Invoke)
         .await
-        .unwrap_or_else(|e| panic!("press: {e}"));
+        .expect("press");
     d.eventually_shows(&w.id, "deleted 2").await;
     // Text: EditableText where it works; otherwise the backend says so, and focus + typing does it.
     let entry = find(&snap, Role::TextInput, "Name").identity.clone();
@@ -219,11 +219,11 @@ async fn browser_page(d: &Desktop, kind: &str) {
             d.backend
                 .perform(&w.id, &entry, &SemanticAction::Focus)
                 .await
-                .unwrap_or_else(|e| panic!("focus: {e}"));
+                .expect("focus");
             d.backend
                 .input(&w.id, &InputEvent::Text { text: text.into() })
                 .await
-                .unwrap_or_else(|e| panic!("type: {e}"));
+                .expect("type");
         }
     }
     eventually(
@@ -312,12 +312,12 @@ async fn typing_non_ascii_text_with_xtest_reaches_the_field() {
     d.backend
         .perform(&w.id, &entry, &SemanticAction::Focus)
         .await
-        .unwrap_or_else(|e| panic!("focus: {e}"));
+        .expect("focus");
     let text = "Hi שלום é";
     d.backend
         .input(&w.id, &InputEvent::Text { text: text.into() })
         .await
-        .unwrap_or_else(|e| panic!("type: {e}"));
+        .expect("type");
     eventually("typed text read back", EFFECT, || async {
         let s = d
             .backend
@@ -341,7 +341,7 @@ async fn typing_non_ascii_text_with_xtest_reaches_the_field() {
             },
         )
         .await
-        .unwrap_or_else(|e| panic!("ctrl+a: {e}"));
+        .expect("ctrl+a");
     d.backend
         .input(
             &w.id,
@@ -350,7 +350,7 @@ async fn typing_non_ascii_text_with_xtest_reaches_the_field() {
             },
         )
         .await
-        .unwrap_or_else(|e| panic!("key: {e}"));
+        .expect("key");
     eventually("the field emptied by ctrl+a, BackSpace", EFFECT, || async {
         let s = d
             .backend
@@ -374,15 +374,8 @@ async fn capture_has_the_window_size_and_is_not_blank() {
     };
     let calc = d.launch("calc");
     let w = d.window_of(&calc).await;
-    d.backend
-        .activate(&w.id)
-        .await
-        .unwrap_or_else(|e| panic!("activate: {e}"));
-    let image = d
-        .backend
-        .capture(&w.id)
-        .await
-        .unwrap_or_else(|e| panic!("capture: {e}"));
+    d.backend.activate(&w.id).await.expect("activate");
+    let image = d.backend.capture(&w.id).await.expect("capture");
     let bounds = w.bounds.unwrap_or_else(|| panic!("no bounds"));
     assert_eq!(
         (image.width as i32, image.height as i32),
@@ -404,7 +397,7 @@ async fn closed_window_and_killed_app_give_window_not_found() {
     d.backend
         .perform(&w.id, &cancel.identity, &SemanticAction::Invoke)
         .await
-        .unwrap_or_else(|e| panic!("cancel: {e}"));
+        .expect("cancel");
     let code = d
         .first_error(&w.id, "the closed dialog to be reported gone")
         .await;
@@ -491,11 +484,7 @@ async fn huge_list_is_cut_within_budget_and_the_app_still_answers() {
         ..SnapshotOptions::default()
     };
     let started = Instant::now();
-    let snap = d
-        .backend
-        .snapshot(&w.id, &options)
-        .await
-        .unwrap_or_else(|e| panic!("snapshot: {e}"));
+    let snap = d.backend.snapshot(&w.id, &options).await.expect("snapshot");
     let took = started.elapsed();
     assert!(
         took < Duration::from_millis(4500),
@@ -518,7 +507,7 @@ async fn huge_list_is_cut_within_budget_and_the_app_still_answers() {
     d.backend
         .perform(&w.id, &ping.identity, &SemanticAction::Invoke)
         .await
-        .unwrap_or_else(|e| panic!("ping: {e}"));
+        .expect("ping");
     eventually("the big-list app to answer the ping", EFFECT, || async {
         let s = d
             .backend
@@ -540,7 +529,7 @@ fn xdotool(args: &[&str]) {
     let status = Command::new("xdotool")
         .args(args)
         .status()
-        .unwrap_or_else(|e| panic!("xdotool: {e}"));
+        .expect("xdotool");
     assert!(status.success(), "xdotool {args:?} failed");
 }
 
@@ -560,10 +549,7 @@ async fn capture_refuses_covered_and_minimized_windows() {
     // Put the Qt5 window exactly over the Qt6 one and on top.
     xdotool(&["windowmove", "--sync", &xb, "300", "300"]);
     xdotool(&["windowmove", "--sync", &xa, "300", "300"]);
-    d.backend
-        .activate(&wa.id)
-        .await
-        .unwrap_or_else(|e| panic!("activate: {e}"));
+    d.backend.activate(&wa.id).await.expect("activate");
     let err = d.backend.capture(&wb.id).await.err().map(|e| e.code);
     assert_eq!(
         err,
@@ -571,15 +557,12 @@ async fn capture_refuses_covered_and_minimized_windows() {
         "a covered window must not yield another window's pixels"
     );
     // Raised, it captures.
-    d.backend
-        .activate(&wb.id)
-        .await
-        .unwrap_or_else(|e| panic!("activate: {e}"));
+    d.backend.activate(&wb.id).await.expect("activate");
     let image = d
         .backend
         .capture(&wb.id)
         .await
-        .unwrap_or_else(|e| panic!("capture after raising: {e}"));
+        .expect("capture after raising");
     assert!(!image.is_uniform());
     // Minimized, it is refused with its own code.
     xdotool(&["windowminimize", "--sync", &xb]);

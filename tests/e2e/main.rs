@@ -5,6 +5,10 @@
 //! `CI=true` a missing desktop is a failure. Desktop tests take a global lock, so they never
 //! fight over focus and the pointer even when the harness runs them on several threads.
 
+// A test crate: its helpers outside #[test] functions may unwrap too (clippy.toml allows it
+// only inside tests and #[cfg(test)] modules).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod cli;
 mod harness;
 mod linux_backend;

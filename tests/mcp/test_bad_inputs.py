@@ -40,6 +40,8 @@ MCP_ROWS = [
     ("gui_state", {"window_id": "x11:1\u0000"}, "WINDOW_NOT_FOUND"),
     ("gui_state", {"window_id": "$W", "max_elements": -1}, "INVALID_ARGUMENT"),
     ("gui_state", {"window_id": "$W", "max_elements": 1e12}, "INVALID_ARGUMENT"),
+    ("gui_state", {"window_id": "$W", "query": "x" * 201}, "INVALID_ARGUMENT"),
+    ("gui_state", {"window_id": "$W", "query": 7}, "INVALID_ARGUMENT"),
     ("gui_state", {"window_id": "$W", "all": "yes"}, "INVALID_ARGUMENT"),
     ("gui_state", {"window_id": "$W", "machine": "nowhere"}, "INVALID_ARGUMENT"),
     ("gui_list", {"machine": "../x"}, "INVALID_ARGUMENT"),

@@ -19,7 +19,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT, _free_port, call, element, observe, window_of
+from conftest import BIN, ROOT, _free_port, call, element, observe, poll, window_of
 from test_bad_inputs import files_whole
 
 pytestmark = pytest.mark.anyio
@@ -89,12 +89,16 @@ async def test_the_accessibility_registry_killed_during_snapshots(own_desktop, t
         w = await window_of(client, pid, timeout=30)
         results = []
 
+        first_done = anyio.Event()
+
         async def snapshots():
             for _ in range(6):
                 results.append(await bounded(call(client, "gui_state", {"window_id": w["id"], "all": True}), 30))
+                first_done.set()
 
         async def kill_registry():
-            await anyio.sleep(0.3)
+            # Once one snapshot has gone through, so the next ones meet the registry gone.
+            await first_done.wait()
             os.kill(pids(own_desktop)["registryd"], signal.SIGKILL)
 
         async with anyio.create_task_group() as tg:
@@ -114,17 +118,24 @@ async def test_the_accessibility_registry_killed_during_snapshots(own_desktop, t
 
 async def test_the_app_killed_during_an_action(apps, server_env):
     pid = apps.launch("qt6")
-    async with Client(StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_MODEL="none")),
-                      read_timeout_seconds=60) as client:
+    params = StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_MODEL="none"))
+    async with Client(params, read_timeout_seconds=60) as client, \
+            Client(params, read_timeout_seconds=60) as observer:
         w = await window_of(client, pid)
         state = await observe(client, w["id"])
         box = element(state["outline"], "check_box", "Remember me")[0]
         entry = element(state["outline"], "text_input", "Name entry")[0]
-        steps = [{"type": "click", "element_id": box}, {"type": "wait", "ms": 1500},
+        steps = [{"type": "click", "element_id": box}, {"type": "wait", "ms": 5000},
                  {"type": "type", "element_id": entry, "text": "never typed"}]
 
         async def kill():
-            await anyio.sleep(0.8)
+            # Once the click is seen to have landed (by a second server), so the app dies in the
+            # wait that follows, whatever the click's own timing on this machine.
+            async def checked():
+                err, now = await call(observer, "gui_state", {"window_id": w["id"]})
+                return not err and "checked" in next(
+                    line for line in now["outline"].splitlines() if "Remember me" in line)
+            await poll(checked, "the click on the check box", timeout=15, every=0.05)
             apps.close()
 
         started = time.monotonic()

@@ -181,3 +181,48 @@ async def test_a_scaled_screenshot_states_its_scale(server_env, apps):
         assert abs(text["image"]["scale"] - 200 / w["bounds"]["w"]) < 1e-6
         assert abs(text["image"]["height"] - round(w["bounds"]["h"] * text["image"]["scale"])) <= 1
 
+
+
+async def test_a_shortcut_that_opens_a_dialog_says_window_opened_and_names_it(connect, apps, tmp_path):
+    """Mousepad's ctrl+shift+s opens its Save As dialog: the step says window_opened and names the
+    dialog (the old answer was a bare "changed"); the dialog is then driven by that id and the file
+    lands on disk."""
+    pid = apps.launch("mousepad")
+    async with connect() as client:
+        w = await window_of(client, pid)
+        state = await observe(client, w["id"])
+        element(state["outline"], "menu", "File")  # the menu bar is in the default outline
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
+        assert not err and res["results"][0]["effect"] == "window_opened", res
+        opened = res["results"][0]["opened"]
+        assert opened["title"] == "Save As" and opened["window_id"] != w["id"], res
+        err, listed = await call(client, "gui_list", {})
+        assert any(x["id"] == opened["window_id"] and x["pid"] == pid for x in listed["windows"]), listed
+        target = tmp_path / "saved-by-the-agent.txt"
+        err, res = await call(client, "type_text", {"app": opened["window_id"], "target": "Name", "text": str(target)})
+        assert not err and res["verified"] is True, res
+        # GTK enables Save a moment after the name changes, as an agent observing again would see.
+        await eventually(client, opened["window_id"], lambda text: any(
+            '"Save"' in line and "disabled" not in line for line in text.splitlines()), "Save enabled")
+        err, res = await call(client, "click", {"app": opened["window_id"], "target": "Save"})
+        assert not err and res["results"][0]["effect"] == "window_closed", res
+        await poll(lambda: asyncio.sleep(0, target.exists()), "the file on disk")
+
+        async def dialog_gone():
+            err, listed = await call(client, "gui_list", {})
+            return not err and all(x["id"] != opened["window_id"] for x in listed["windows"])
+        await poll(dialog_gone, "the Save As dialog closed")
+
+        # The same dialog through the menu bar: the main window is unreadable for a moment while
+        # the dialog opens, and that is not "window_closed".
+        err, res = await call(client, "click", {"app": w["id"], "steps": ["File", "Save As..."]})
+        assert not err and [r["effect"] for r in res["results"]] == ["changed", "window_opened"], res
+        dialog = res["results"][1]["opened"]["window_id"]
+        err, res = await call(client, "click", {"app": dialog, "target": "Cancel"})
+        assert not err and res["results"][0]["effect"] == "window_closed", res
+        # The same as a menu path in one target.
+        err, res = await call(client, "click", {"app": w["id"], "target": "File > Save As..."})
+        assert not err and [r["effect"] for r in res["results"]] == ["changed", "window_opened"], res
+        err, res = await call(client, "click", {"app": res["results"][1]["opened"]["window_id"], "target": "Cancel"})
+        assert not err and res["results"][0]["effect"] == "window_closed", res

@@ -5,13 +5,14 @@ MCP SDK) that forwards calls by `machine`."""
 import asyncio
 import json
 import os
+import re
 import subprocess
 import time
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT, result_json
+from conftest import BIN, ROOT, poll, result_json
 from lab import Worker, desktop_env, sh, silent_server
 
 pytestmark = pytest.mark.anyio
@@ -207,14 +208,21 @@ async def test_a_worker_killed_mid_call_answers_machine_unreachable_in_time(lab,
         err, state = await call(client, "gui_state", {"window_id": w["id"]})
         assert not err, state
 
-        async def kill_soon():
-            await asyncio.sleep(1.0)
+        entry = next(re.match(r"\s*(e\d+) text_input", line).group(1)
+                     for line in state["outline"].splitlines() if " text_input" in line)
+        # The controller's ids carry their machine ("w1/s…"); the worker's file has the bare id.
+        used = w1.sessions / "states" / f"{state['state_id'].split('/')[-1]}.used"
+
+        async def kill_mid_call():
+            # Once the worker is inside the call: it used the state up right before its first input.
+            await poll(lambda: asyncio.sleep(0, used.exists()), "the worker acting", timeout=15, every=0.05)
             w1.stop()
 
         started = time.time()
-        killer = asyncio.create_task(kill_soon())
+        killer = asyncio.create_task(kill_mid_call())
         err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
-                                                      "actions": [{"type": "wait", "ms": 8000}]})
+                                                      "actions": [{"type": "focus", "element_id": entry},
+                                                                  {"type": "wait", "ms": 8000}]})
         await killer
         assert err and res["error"]["code"] == "MACHINE_UNREACHABLE" and res["error"]["retryable"] is True, res
         assert time.time() - started < 20, "within the machine's timeout (20 s)"

@@ -1,5 +1,8 @@
 """The tool surface changes only on purpose: tools/list against tests/golden/tools_list.json, and
-the initialize instructions against docs/AGENTS_SNIPPET.md. UPDATE_GOLDEN=1 rewrites the golden."""
+the initialize instructions against docs/AGENTS_SNIPPET.md. UPDATE_GOLDEN=1 rewrites the golden
+(so does `UPDATE_GOLDEN=1 cargo test -p cu-mcp golden`, which checks the same file without a
+client). Every other test's successful calls are checked against their outputSchema by the SDK
+client itself."""
 import json
 import os
 
@@ -19,7 +22,8 @@ def anyio_backend():
 
 def plain(tool):
     data = tool.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return {k: data[k] for k in ("name", "description", "inputSchema", "annotations") if k in data}
+    keys = ("name", "description", "inputSchema", "outputSchema", "annotations")
+    return {k: data[k] for k in keys if k in data}
 
 
 async def test_tools_list_matches_the_golden_file():
@@ -29,6 +33,10 @@ async def test_tools_list_matches_the_golden_file():
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(json.dumps(tools, indent=2, ensure_ascii=False) + "\n")
     assert tools == json.loads(GOLDEN.read_text()), "the tool surface changed: review, then UPDATE_GOLDEN=1"
+    for tool in tools:
+        assert tool["outputSchema"]["type"] == "object", tool["name"]
+        shapes = tool["outputSchema"]["anyOf"]
+        assert any(s.get("required") == ["error"] for s in shapes), f"{tool['name']}: errors not declared"
     annotations = {t["name"]: t["annotations"] for t in tools}
     assert annotations["gui_list"]["readOnlyHint"] and annotations["gui_state"]["readOnlyHint"]
     assert annotations["gui_action"]["destructiveHint"] and not annotations["gui_action"]["readOnlyHint"]

@@ -85,13 +85,23 @@ const commands = {
   async click_at({ x, y }) {
     const { box, geometry } = await image();
     const before = await page.locator("#status").textContent();
-    await page.mouse.click(box.x + ((x + 0.5) / geometry.w) * box.width, box.y + ((y + 0.5) / geometry.h) * box.height);
-    // The status the click produced, read in the same moment it appeared (a refresh of the view
-    // can replace it right after).
-    const seen = await page.waitForFunction((b) => {
+    // Every status the page shows from now on is recorded as it appears (a refresh of the view
+    // can replace the click's status right after), and read on a timer rather than once per
+    // animation frame, which a browser whose window is covered may not draw.
+    await page.evaluate(() => {
       const s = document.querySelector("#status");
-      return s.textContent !== b && { status: s.textContent, error: s.getAttribute("class") === "error" };
-    }, before, { timeout: 5000 });
+      window.__statuses = [];
+      window.__watch?.disconnect();
+      window.__watch = new MutationObserver(() =>
+        window.__statuses.push({ status: s.textContent, error: s.getAttribute("class") === "error" }));
+      window.__watch.observe(s, { childList: true, characterData: true, subtree: true, attributes: true });
+    });
+    await page.mouse.click(box.x + ((x + 0.5) / geometry.w) * box.width, box.y + ((y + 0.5) / geometry.h) * box.height);
+    const seen = await page.waitForFunction(
+      (b) => window.__statuses.find((s) => s.status !== b) || false,
+      before,
+      { timeout: 5000, polling: 20 },
+    );
     return await seen.jsonValue();
   },
   async type({ text }) {
@@ -102,7 +112,7 @@ const commands = {
     const seen = await page.waitForFunction(() => {
       const t = document.querySelector("#status").textContent;
       return /Sent text|:/.test(t) && t;
-    }, null, { timeout: 15000 });
+    }, null, { timeout: 15000, polling: 20 });
     return { status: await seen.jsonValue() };
   },
   async geometry() {

@@ -7,7 +7,7 @@
 //! HttpOnly, SameSite=Strict cookie that holds a random secret of this listener (never the
 //! token), under a name of its own, so two listeners on one host never share a cookie. The page's
 //! title marks its window: the tools refuse to operate a window that shows it
-//! ([`cu_mcp::service::DESKTOP_PAGE_TITLE`]), so a model cannot approve its own action by driving
+//! ([`cu_tools::DESKTOP_PAGE_TITLE`]), so a model cannot approve its own action by driving
 //! a browser. `Host` is checked against DNS rebinding
 //! and a cross-site `Origin` is refused. Input goes through the internal desktop call — never an
 //! MCP tool — and is refused when the window moved since the image it was aimed at.
@@ -23,7 +23,7 @@ use axum::routing::{get, post};
 use cu_core::{Error, ErrorCode};
 use cu_mcp::http::{allowed_hosts, constant_time_eq, HttpOptions};
 use cu_mcp::remote::Remote;
-use cu_mcp::service::{DesktopAnswer, DesktopRequest, Service};
+use cu_tools::{DesktopAnswer, DesktopRequest, Service};
 use serde_json::{json, Value};
 
 const INDEX: &str = include_str!("assets/index.html");
@@ -457,9 +457,6 @@ mod tests {
         assert_ne!(a.secret, b.secret);
         assert_ne!(a.cookie, b.cookie);
         assert_eq!(a.secret.len(), 64);
-        assert!(INDEX.contains(&format!(
-            "<title>{}</title>",
-            cu_mcp::service::DESKTOP_PAGE_TITLE
-        )));
+        assert!(INDEX.contains(&format!("<title>{}</title>", cu_tools::DESKTOP_PAGE_TITLE)));
     }
 }

@@ -1,11 +1,14 @@
 //! Where the desktop is: `DISPLAY`, the session bus and the session type, recovered from the
 //! systemd user environment when this process started outside the graphical session (a worker
 //! started by systemd, an agent launched from a TTY).
+//!
+//! [`parse_env_lines`] is pure and compiled on every target (tested and fuzzed everywhere); the
+//! discovery itself is Linux only.
 
 use std::collections::HashMap;
-use std::process::Command;
 
 /// The variables a GUI call needs.
+#[cfg(target_os = "linux")]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct SessionEnv {
     pub display: Option<String>,
@@ -17,6 +20,7 @@ pub(crate) struct SessionEnv {
     pub source: &'static str,
 }
 
+#[cfg(target_os = "linux")]
 impl SessionEnv {
     /// A Wayland session: `XDG_SESSION_TYPE=wayland`, or a Wayland display without an X one.
     pub(crate) fn is_wayland(&self) -> bool {
@@ -65,8 +69,9 @@ impl SessionEnv {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn systemd_user_environment() -> Option<HashMap<String, String>> {
-    let out = Command::new("systemctl")
+    let out = std::process::Command::new("systemctl")
         .args(["--user", "show-environment"])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -74,5 +79,40 @@ fn systemd_user_environment() -> Option<HashMap<String, String>> {
         .ok()?;
     out.status
         .success()
-        .then(|| crate::translate::parse_env_lines(&String::from_utf8_lossy(&out.stdout)))
+        .then(|| parse_env_lines(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Parses `KEY=VALUE` lines as `systemctl --user show-environment` prints them. Values quoted by
+/// systemd (`$'…'`) are unquoted for the common escapes.
+pub fn parse_env_lines(text: &str) -> HashMap<String, String> {
+    text.lines()
+        .filter_map(|line| line.split_once('='))
+        .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|(k, v)| {
+            let v = v
+                .strip_prefix("$'")
+                .and_then(|v| v.strip_suffix('\''))
+                .map(|v| v.replace("\\'", "'").replace("\\\\", "\\"))
+                .unwrap_or_else(|| v.to_owned());
+            (k.to_owned(), v)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_env_lines;
+    #[test]
+    fn systemd_environment_is_parsed() {
+        let vars = parse_env_lines(
+            "DISPLAY=:0\nDBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\nXDG_SESSION_TYPE=x11\nWEIRD=$'a\\'b'\nnot a line\n",
+        );
+        assert_eq!(vars.get("DISPLAY").map(String::as_str), Some(":0"));
+        assert_eq!(
+            vars.get("DBUS_SESSION_BUS_ADDRESS").map(String::as_str),
+            Some("unix:path=/run/user/1000/bus")
+        );
+        assert_eq!(vars.get("WEIRD").map(String::as_str), Some("a'b"));
+        assert_eq!(vars.len(), 4);
+    }
 }

@@ -616,25 +616,8 @@ impl Toolkit {
     }
 }
 
-/// Parses `KEY=VALUE` lines as `systemctl --user show-environment` prints them. Values quoted by
-/// systemd (`$'…'`) are unquoted for the common escapes.
-pub fn parse_env_lines(text: &str) -> std::collections::HashMap<String, String> {
-    text.lines()
-        .filter_map(|line| line.split_once('='))
-        .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .map(|(k, v)| {
-            let v = v
-                .strip_prefix("$'")
-                .and_then(|v| v.strip_suffix('\''))
-                .map(|v| v.replace("\\'", "'").replace("\\\\", "\\"))
-                .unwrap_or_else(|| v.to_owned());
-            (k.to_owned(), v)
-        })
-        .collect()
-}
-
 #[cfg(test)]
-mod env_tests {
+mod toolkit_tests {
     use super::Toolkit;
 
     #[test]
@@ -650,21 +633,5 @@ mod env_tests {
             "unknown toolkits get single Gets"
         );
         assert!(Toolkit::from_name_and_version("Gecko", "153.8").get_all_is_safe);
-    }
-
-    use super::parse_env_lines;
-
-    #[test]
-    fn systemd_environment_is_parsed() {
-        let vars = parse_env_lines(
-            "DISPLAY=:0\nDBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\nXDG_SESSION_TYPE=x11\nWEIRD=$'a\\'b'\nnot a line\n",
-        );
-        assert_eq!(vars.get("DISPLAY").map(String::as_str), Some(":0"));
-        assert_eq!(
-            vars.get("DBUS_SESSION_BUS_ADDRESS").map(String::as_str),
-            Some("unix:path=/run/user/1000/bus")
-        );
-        assert_eq!(vars.get("WEIRD").map(String::as_str), Some("a'b"));
-        assert_eq!(vars.len(), 4);
     }
 }

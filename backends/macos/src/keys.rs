@@ -156,11 +156,7 @@ mod tests {
     use cu_core::keys::parse_combo;
 
     fn presses(combo: &str) -> Vec<KeyPress> {
-        parse_combo(combo)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .into_iter()
-            .map(press)
-            .collect()
+        parse_combo(combo).unwrap().into_iter().map(press).collect()
     }
 
     #[test]

@@ -78,6 +78,8 @@ pub enum Call {
     ElementAt,
     /// `focused`.
     Focused,
+    /// `activate`.
+    Activate,
 }
 
 struct ScriptedWindow {
@@ -434,13 +436,12 @@ impl ScriptedWindow {
                     path[r],
                     Some(cu_core::receiver::INNER_LABEL_DEPTH),
                 );
-                probe.inner_labels = Probe::from_subtree(&Snapshot {
-                    window: self.info.clone(),
-                    desktop: DesktopInstance(DESKTOP.into()),
-                    nodes: sub,
-                    truncated: None,
-                    elapsed_ms: 0,
-                })
+                probe.inner_labels = Probe::from_subtree(&Snapshot::new(
+                    self.info.clone(),
+                    DesktopInstance(DESKTOP.into()),
+                    (sub, None),
+                    std::time::Instant::now(),
+                ))
                 .inner_labels;
             }
         }
@@ -559,13 +560,12 @@ impl Backend for Scripted {
         for n in &mut nodes {
             n.children.retain(|c| *c < count);
         }
-        Ok(Snapshot {
-            window: win.info.clone(),
-            desktop: DesktopInstance(DESKTOP.into()),
-            nodes,
-            truncated: None,
-            elapsed_ms: 0,
-        })
+        Ok(Snapshot::new(
+            win.info.clone(),
+            DesktopInstance(DESKTOP.into()),
+            (nodes, None),
+            std::time::Instant::now(),
+        ))
     }
 
     async fn perform(
@@ -687,6 +687,7 @@ impl Backend for Scripted {
 
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let mut w = self.world();
+        w.fail(Call::Activate)?;
         w.window(window)?;
         w.events.push(Event::Activate(window.clone()));
         Ok(())
@@ -793,9 +794,7 @@ mod tests {
     #[test]
     fn tab_moves_focus_and_space_presses_like_a_toolkit() {
         let s = Scripted::new();
-        let w = s
-            .open(DIALOG, Point::new(100, 100))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let w = s.open(DIALOG, Point::new(100, 100)).unwrap();
         run(async {
             let key = |k: &str| InputEvent::Key { combo: k.into() };
             assert!(s.input(&w, &key("space")).await.is_ok());

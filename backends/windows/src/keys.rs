@@ -141,7 +141,7 @@ mod tests {
 
     fn strokes(combo: &str) -> Vec<KeyStroke> {
         parse_combo(combo)
-            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap()
             .into_iter()
             .map(stroke)
             .collect()

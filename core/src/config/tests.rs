@@ -17,7 +17,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let dir = tempfile::tempdir().expect("tempdir");
         let mut env = HashMap::new();
         // A HOME without a config file, so the developer's own file never leaks into tests.
         env.insert(
@@ -34,9 +34,9 @@ impl Fixture {
     fn write(&self, name: &str, text: &str) -> std::path::PathBuf {
         let path = self.dir.path().join(name);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir: {e}"));
+            std::fs::create_dir_all(parent).expect("mkdir");
         }
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("write: {e}"));
+        std::fs::write(&path, text).expect("write");
         path
     }
 
@@ -340,7 +340,7 @@ fn openai_api_and_durations_parse() {
 fn example_file_is_valid_and_documents_every_setting() {
     let example_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-computer-use.example.toml");
-    let text = std::fs::read_to_string(&example_path).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&example_path).unwrap();
     for s in SETTINGS {
         let (section, name) = s.key.split_once('.').unwrap_or_default();
         assert!(

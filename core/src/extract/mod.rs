@@ -32,7 +32,7 @@ use crate::element::{Node, Snapshot};
 use crate::role::Role;
 
 /// What a window's state is, as far as code can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Busy.
@@ -44,11 +44,12 @@ pub enum Status {
     /// Showing an error.
     Error,
     /// Code cannot tell.
+    #[default]
     Unknown,
 }
 
 /// What extraction found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Extracted {
     /// The profile that read the window.
     pub extractor: &'static str,

@@ -190,7 +190,7 @@ mod tests {
         let s = parse(
             "app: Claude\ntitle: T\n---\nwindow \"T\"\n  group\n    button \"Stop \\\"now\\\"\" [focusable, focused]\n  text_input \"Message\" =\"draft\"\n",
         )
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap();
         assert_eq!(s.window.app, "Claude");
         assert_eq!(s.nodes.len(), 4);
         assert_eq!(s.nodes[0].children, vec![1, 3]);
@@ -198,8 +198,7 @@ mod tests {
         assert_eq!(s.nodes[2].parent, Some(1));
         assert!(s.nodes[2].states.contains(State::Focused));
         assert_eq!(s.nodes[3].value.as_deref(), Some("draft"));
-        let placed =
-            parse("---\nbutton \"OK\" @10,20 30x40 [focused]\n").unwrap_or_else(|e| panic!("{e}"));
+        let placed = parse("---\nbutton \"OK\" @10,20 30x40 [focused]\n").unwrap();
         assert_eq!(
             placed.nodes[0].bounds,
             Some(crate::geometry::Rect::new(10, 20, 30, 40))

@@ -214,13 +214,7 @@ impl Backend for MacBackend {
             )
             .with_suggestion("The application may be busy; try again.")
         })?;
-        let mut snapshot = Snapshot {
-            window: info,
-            desktop: self.desktop.clone(),
-            nodes,
-            truncated,
-            elapsed_ms: started.elapsed().as_millis() as u64,
-        };
+        let mut snapshot = Snapshot::new(info, self.desktop.clone(), (nodes, truncated), started);
         if options.subtree.is_none() {
             snapshot.pin_root_to_window();
         }

@@ -188,13 +188,12 @@ impl Backend for WindowsBackend {
                 tree::snapshot(automation, hwnd, &class, frame, &opts)
             })
             .await?;
-        let mut snapshot = Snapshot {
-            window: info_of(&listed),
-            desktop: self.desktop.clone(),
-            nodes,
-            truncated,
-            elapsed_ms: started.elapsed().as_millis() as u64,
-        };
+        let mut snapshot = Snapshot::new(
+            info_of(&listed),
+            self.desktop.clone(),
+            (nodes, truncated),
+            started,
+        );
         if options.subtree.is_none() {
             snapshot.pin_root_to_window();
         }

@@ -145,7 +145,7 @@ impl TestWindow {
                 None,
             )
         }
-        .unwrap_or_else(|e| panic!("CreateWindowExW: {e}"));
+        .expect("CreateWindowExW");
         TestWindow(window.0 as isize)
     }
 }
@@ -162,7 +162,7 @@ fn our_window_is_listed_with_its_title_pid_process_and_frame() {
     let _desktop = desktop();
     let title = "cu test — listed ש";
     let window = TestWindow::new(title);
-    let listed = win32::app_windows().unwrap_or_else(|e| panic!("{e}"));
+    let listed = win32::app_windows().unwrap();
     let ours = listed
         .iter()
         .find(|l| l.hwnd == window.0)
@@ -195,7 +195,7 @@ fn a_window_painted_one_colour_is_a_blank_capture_not_an_image() {
 fn a_drawn_window_captures_in_rgba_at_its_frame_size() {
     let _desktop = desktop();
     let window = TestWindow::new("cu test — painted");
-    let image = capture::capture(window.0).unwrap_or_else(|e| panic!("{}", e.message));
+    let image = capture::capture(window.0).unwrap();
     let frame = win32::describe(window.0, 0)
         .unwrap_or_else(|| panic!("exists"))
         .frame;
@@ -238,7 +238,7 @@ fn a_destroyed_window_is_gone_for_every_call() {
         win32::activate(stale).err().map(|e| e.code),
         Some(ErrorCode::WindowNotFound)
     );
-    let listed = win32::app_windows().unwrap_or_else(|e| panic!("{e}"));
+    let listed = win32::app_windows().unwrap();
     assert!(listed.iter().all(|l| l.hwnd != stale));
 }
 
@@ -268,7 +268,7 @@ fn activation_then_sendinput_lands_at_the_window_relative_point_and_types_unicod
     let _desktop = desktop();
     let window = TestWindow::new("cu test — input");
     pump(Duration::from_millis(200));
-    win32::activate(window.0).unwrap_or_else(|e| panic!("{}", e.message));
+    win32::activate(window.0).unwrap();
     // SAFETY: no arguments.
     assert_eq!(unsafe { GetForegroundWindow() }.0 as isize, window.0);
     let listed = win32::describe(window.0, 0).unwrap_or_else(|| panic!("exists"));
@@ -285,15 +285,15 @@ fn activation_then_sendinput_lands_at_the_window_relative_point_and_types_unicod
         button: MouseButton::Left,
         count: 1,
     };
-    input::send(place, &click).unwrap_or_else(|e| panic!("{}", e.message));
+    input::send(place, &click).unwrap();
     let text = InputEvent::Text {
         text: "hé ש".into(),
     };
-    input::send(place, &text).unwrap_or_else(|e| panic!("{}", e.message));
+    input::send(place, &text).unwrap();
     let key = InputEvent::Key {
         combo: "Delete".into(),
     };
-    input::send(place, &key).unwrap_or_else(|e| panic!("{}", e.message));
+    input::send(place, &key).unwrap();
     pump(Duration::from_millis(500));
     let seen = SEEN.lock().map(|s| s.clone()).unwrap_or_default();
     let clicks: Vec<POINT> = seen
@@ -326,8 +326,8 @@ fn a_hung_job_times_out_and_a_panicking_one_leaves_the_thread_serving() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let thread = ComThread::<()>::start_with(|| Ok(())).unwrap_or_else(|e| panic!("{}", e.message));
+        .unwrap();
+    let thread = ComThread::<()>::start_with(|| Ok(())).unwrap();
     runtime.block_on(async {
         let started = Instant::now();
         let hung = thread

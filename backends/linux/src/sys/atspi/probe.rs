@@ -1,0 +1,284 @@
+//! Live probes for the safety gate: what AT-SPI says will receive input now.
+//!
+//! - [`element_at`]: the toolkit's own hit test, `Component.GetAccessibleAtPoint`, asked again of
+//!   each element it returns until it returns nothing deeper (atk-bridge and Qt answer one level
+//!   per call), from the window's frame down; where it answers nothing from an element with
+//!   children, the showing child whose extents hold the point. A point another top-level covers (an open popup
+//!   menu is an X window of its own, drawn over the frame, and LibreOffice's is not even in the
+//!   frame's hit test) is refused before this by the X11 check in the backend.
+//! - [`focused`]: `Collection.GetMatches` for the FOCUSED state under the frame (one call where
+//!   the toolkit implements Collection: GTK 3, Firefox, Chromium), else a bounded walk of the
+//!   window looking for the focused element (Qt, GTK 4).
+//!
+//! Each element on the way is read with a handful of parallel calls (role, states, name,
+//! description), never with the app-wide cache a snapshot prefetches, so a probe costs a few
+//! milliseconds per level.
+
+use std::collections::HashMap;
+
+use cu_core::element::{Node, SnapshotOptions, State};
+use cu_core::geometry::Point;
+use cu_core::receiver::{Probe, INNER_LABEL_DEPTH};
+use cu_core::Result;
+use zbus::zvariant::OwnedObjectPath;
+
+use super::walk::{self, Placement};
+use super::{Atspi, ObjRef, ACCESSIBLE, COMPONENT};
+use crate::translate::{self, atspi_state};
+
+/// AT-SPI coordinate type: relative to the top-level window.
+const COORD_WINDOW: u32 = 1;
+/// Deepest hit-test descent (a web page nests 20–30 levels).
+const MAX_DEPTH: usize = 64;
+/// Children read per level when collecting a nameless control's labels.
+const MAX_LABEL_CHILDREN: usize = 32;
+
+/// The elements at `at` (window-relative), from `frame` down to the deepest one; each element is
+/// asked `shift(element)` pixels higher (a pane its toolkit reports misplaced).
+pub(crate) async fn element_at(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+    at: Point,
+    shift: &(dyn Fn(&ObjRef) -> i32 + Sync),
+) -> Result<Probe> {
+    // The inverse of how the walk placed extents: GTK 4 answers in window coordinates, the others
+    // in screen coordinates (on Wayland, where the origin is unknown, those are the surface's).
+    let (x, y, coord) = if placement.toolkit.window_relative_extents {
+        (at.x, at.y, COORD_WINDOW)
+    } else {
+        (
+            placement.origin.x + at.x,
+            placement.origin.y + at.y,
+            super::COORD_SCREEN,
+        )
+    };
+    let mut chain = vec![frame.clone()];
+    while chain.len() < MAX_DEPTH {
+        let Some(current) = chain.last() else { break };
+        let (bus, path): (String, OwnedObjectPath) = match atspi
+            .call(
+                current,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y - shift(current), coord),
+            )
+            .await
+        {
+            Ok(found) => found,
+            // The frame must answer; deeper elements without Component end the descent.
+            Err(e) if chain.len() == 1 => return Err(e),
+            Err(_) => break,
+        };
+        let mut next = ObjRef { bus, path };
+        if next.is_null() || chain.contains(&next) {
+            match child_at(atspi, current, (x, y, coord), shift).await {
+                Some(child) if !chain.contains(&child) => next = child,
+                _ => break,
+            }
+        }
+        chain.push(next);
+    }
+    let nodes = futures_util::future::join_all(chain.iter().map(|o| read(atspi, o, placement)))
+        .await
+        .into_iter()
+        .collect::<Result<Vec<Node>>>()?;
+    // The frame itself is not what a point inside it hits when nothing deeper answered.
+    let mut probe = Probe {
+        path: nodes,
+        inner_labels: Vec::new(),
+    };
+    if probe.path.len() == 1 {
+        return Ok(Probe::nothing());
+    }
+    if probe.needs_inner_labels() {
+        if let Some(i) = probe.receiver_index() {
+            probe.inner_labels = inner_labels(atspi, &chain[i], placement).await;
+        }
+    }
+    Ok(probe)
+}
+
+/// The showing child of `parent` whose extents contain the point (`(x, y, coord)`, each child
+/// asked `shift(child)` higher), the last such child being the one drawn on top: for when the
+/// toolkit's own hit test stops at an element that has children. LibreOffice's panels that host
+/// GTK's own widgets (the sidebar's buttons) answer nothing, so the gate judged an unnamed panel
+/// instead of the button under the pointer.
+async fn child_at(
+    atspi: &Atspi,
+    parent: &ObjRef,
+    (x, y, coord): (i32, i32, u32),
+    shift: &(dyn Fn(&ObjRef) -> i32 + Sync),
+) -> Option<ObjRef> {
+    let kids = atspi.children(parent).await.ok()?;
+    if kids.len() > MAX_LABEL_CHILDREN {
+        return None;
+    }
+    let hits = futures_util::future::join_all(kids.iter().map(|kid| async move {
+        let asked = (coord,);
+        let (extents, states) = tokio::join!(
+            atspi.call::<_, (i32, i32, i32, i32)>(kid, COMPONENT, "GetExtents", &asked),
+            atspi.states(kid)
+        );
+        let (left, top, width, height) = extents.ok()?;
+        let y = y - shift(kid);
+        let inside = width > 0
+            && height > 0
+            && (left..left.saturating_add(width)).contains(&x)
+            && (top..top.saturating_add(height)).contains(&y);
+        (inside && states.ok()?.has(atspi_state::SHOWING)).then(|| kid.clone())
+    }))
+    .await;
+    hits.into_iter().flatten().last()
+}
+
+/// The focused element of `frame`'s application that keys sent to the window reach: inside
+/// another showing top-level of the app (an open popup menu takes the keyboard), else inside the
+/// frame.
+pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement) -> Result<Probe> {
+    let tops = atspi
+        .children(&Atspi::app_root(&frame.bus))
+        .await
+        .unwrap_or_default();
+    let mut found = None;
+    for top in tops.iter().filter(|t| *t != frame) {
+        let showing = atspi
+            .states(top)
+            .await
+            .is_ok_and(|s| s.has(atspi_state::SHOWING));
+        if showing {
+            if let Ok(Some(obj)) = focused_in(atspi, top, placement).await {
+                found = Some(obj);
+                break;
+            }
+        }
+    }
+    let found = match found {
+        Some(obj) => Some(obj),
+        None => focused_in(atspi, frame, placement).await?,
+    };
+    let Some(obj) = found else {
+        return Ok(Probe::nothing());
+    };
+    let node = read(atspi, &obj, placement).await?;
+    if !node.states.contains(State::Focused) {
+        return Ok(Probe::nothing());
+    }
+    let mut probe = Probe {
+        path: vec![node],
+        inner_labels: Vec::new(),
+    };
+    if probe.needs_inner_labels() {
+        probe.inner_labels = inner_labels(atspi, &obj, placement).await;
+    }
+    Ok(probe)
+}
+
+/// The deepest focused element under `top`.
+async fn focused_in(atspi: &Atspi, top: &ObjRef, placement: Placement) -> Result<Option<ObjRef>> {
+    match focused_by_collection(atspi, top).await {
+        Some(found) => Ok(found),
+        None => focused_by_walk(atspi, top, placement).await,
+    }
+}
+
+/// `Collection.GetMatches(FOCUSED)`: `None` when the toolkit has no Collection.
+async fn focused_by_collection(atspi: &Atspi, frame: &ObjRef) -> Option<Option<ObjRef>> {
+    const COLLECTION: &str = "org.a11y.atspi.Collection";
+    const MATCH_ALL: i32 = 1;
+    const SORT_CANONICAL: u32 = 1;
+    let states: Vec<i32> = vec![1 << atspi_state::FOCUSED, 0];
+    let rule = (
+        states,
+        MATCH_ALL,
+        HashMap::<String, String>::new(),
+        MATCH_ALL,
+        vec![0i32; 4],
+        MATCH_ALL,
+        Vec::<String>::new(),
+        MATCH_ALL,
+        false,
+    );
+    let found: Vec<(String, OwnedObjectPath)> = atspi
+        .call(
+            frame,
+            COLLECTION,
+            "GetMatches",
+            &(rule, SORT_CANONICAL, 0i32, true),
+        )
+        .await
+        .ok()?;
+    // Canonical order is pre-order: the last match is the deepest (a document and its field).
+    Some(
+        found
+            .into_iter()
+            .map(|(bus, path)| ObjRef { bus, path })
+            .rfind(|o| !o.is_null()),
+    )
+}
+
+/// A walk of the window (no text) for the deepest focused element.
+async fn focused_by_walk(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+) -> Result<Option<ObjRef>> {
+    let options = SnapshotOptions {
+        max_nodes: 3000,
+        time_budget_ms: 1500,
+        read_text: false,
+        ..SnapshotOptions::default()
+    };
+    let (nodes, _) = walk::walk(atspi, frame.clone(), placement, &options).await?;
+    nodes
+        .iter()
+        .rev()
+        .find(|n| n.states.contains(State::Focused))
+        .map(|n| ObjRef::from_identity(&n.identity))
+        .transpose()
+}
+
+/// One element: role, states, name and description, in parallel.
+async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node> {
+    let (role, states, name, description, extents) = tokio::join!(
+        atspi.role(obj),
+        atspi.states(obj),
+        atspi.name(obj),
+        atspi.property(obj, ACCESSIBLE, "Description"),
+        atspi.extents(obj),
+    );
+    let states = states?;
+    let role = translate::role(role?, states);
+    let mut node = Node::new(role, obj.identity());
+    node.name = walk::shown_name(name.unwrap_or_default(), role, placement.toolkit);
+    node.description = description
+        .ok()
+        .and_then(|v| String::try_from(v).ok())
+        .filter(|d| !d.is_empty());
+    node.states = translate::states(states);
+    node.bounds = extents.ok().and_then(|e| placement.bounds(e));
+    Ok(node)
+}
+
+/// Names of the text elements inside `obj`, a few levels down.
+async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut level = vec![obj.clone()];
+    for _ in 0..INNER_LABEL_DEPTH {
+        let kids: Vec<ObjRef> =
+            futures_util::future::join_all(level.iter().map(|o| atspi.children(o)))
+                .await
+                .into_iter()
+                .flat_map(|k| k.unwrap_or_default().into_iter().take(MAX_LABEL_CHILDREN))
+                .collect();
+        let nodes =
+            futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
+        for node in nodes.into_iter().flatten() {
+            if node.role.is_text() && !node.name.trim().is_empty() {
+                out.push(node.name);
+            }
+        }
+        level = kids;
+    }
+    out
+}

@@ -1,0 +1,728 @@
+//! [`LinuxBackend`]: the AT-SPI tree layer plus the X11 input/capture path behind the `Backend`
+//! trait, connected lazily on the first GUI call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use cu_core::backend::{
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
+};
+use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::geometry::{Point, Rect};
+use cu_core::receiver::Probe;
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use tokio::sync::OnceCell;
+
+use crate::keys;
+use crate::listing;
+use crate::session_env::SessionEnv;
+use crate::sys::atspi::walk::{self, Placement};
+use crate::sys::atspi::{act, probe, Atspi, ObjRef};
+use crate::sys::x11::{XWindow, X11};
+use crate::translate::{atspi_role, atspi_state, Toolkit};
+
+#[cfg(feature = "portal")]
+mod misplaced;
+mod wayland;
+
+/// The Linux desktop backend (AT-SPI + X11).
+pub struct LinuxBackend {
+    connected: OnceCell<Arc<Connected>>,
+}
+
+struct Connected {
+    atspi: Atspi,
+    /// How raw input and capture reach the windows.
+    input: InputPath,
+    /// The last window found in its stream (window, when, stream node, surface rectangle), so
+    /// the coordinate check and the input right after it read one frame, not two.
+    #[cfg(feature = "portal")]
+    located: Mutex<Option<(WindowId, std::time::Instant, u32, Rect)>>,
+    desktop: DesktopInstance,
+    windows: Mutex<HashMap<WindowId, WindowEntry>>,
+    /// Windows a full walk has seen, with their content pane if it is reported a menu bar too
+    /// high (LibreOffice).
+    misplaced: Mutex<HashMap<WindowId, Option<Arc<misplaced::Wrong>>>>,
+}
+
+/// The path raw input and capture take: chosen once, at connection, by the session type.
+enum InputPath {
+    /// X11: XTEST input, GetImage capture, global window positions.
+    X11(Arc<X11>),
+    /// Wayland: the XDG desktop portal's RemoteDesktop and ScreenCast.
+    #[cfg(feature = "portal")]
+    Portal(Arc<crate::sys::portal::Portal>),
+    /// Neither (a Wayland session in a build without the portal): semantic actions only.
+    // Constructed only in builds without the `portal` feature.
+    #[cfg_attr(feature = "portal", allow(dead_code))]
+    None,
+}
+
+/// What a window id resolves to.
+#[derive(Debug, Clone)]
+struct WindowEntry {
+    frame: ObjRef,
+    xid: Option<u32>,
+    toolkit: Toolkit,
+    info: WindowInfo,
+}
+
+impl WindowEntry {
+    /// How extents of this window's elements map to window-relative pixels.
+    fn placement(&self) -> Placement {
+        Placement {
+            origin: self
+                .info
+                .bounds
+                .map(|b| Point::new(b.x, b.y))
+                .unwrap_or(Point::new(0, 0)),
+            toolkit: self.toolkit,
+        }
+    }
+}
+
+impl Default for LinuxBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LinuxBackend {
+    /// A backend that has not connected to anything yet.
+    pub fn new() -> LinuxBackend {
+        LinuxBackend {
+            connected: OnceCell::new(),
+        }
+    }
+
+    async fn connected(&self) -> Result<Arc<Connected>> {
+        self.connected
+            .get_or_try_init(|| async { Connected::connect().await.map(Arc::new) })
+            .await
+            .cloned()
+    }
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("blocking task failed: {e}")))?
+}
+
+impl Connected {
+    async fn connect() -> Result<Connected> {
+        let env = tokio::task::spawn_blocking(SessionEnv::discover)
+            .await
+            .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))?;
+        if env.display.is_none() && env.wayland_display.is_none() {
+            return Err(Error::new(ErrorCode::GuiUnavailable, "no graphical session: DISPLAY and WAYLAND_DISPLAY are unset, and systemd --user has none")
+                .with_suggestion("Run inside the desktop session, or export DISPLAY and DBUS_SESSION_BUS_ADDRESS of the session you want to drive."));
+        }
+        // A Wayland session uses the portal path even when Xwayland offers a DISPLAY: X11
+        // input and capture do not reach native Wayland windows.
+        let wayland = env.is_wayland();
+        let input = match env.display.clone().filter(|_| !wayland) {
+            Some(display) => {
+                InputPath::X11(Arc::new(blocking(move || X11::connect(&display)).await?))
+            }
+            #[cfg(feature = "portal")]
+            None => InputPath::Portal(Arc::new(crate::sys::portal::Portal::new(
+                env.session_bus.clone(),
+            ))),
+            #[cfg(not(feature = "portal"))]
+            None => InputPath::None,
+        };
+        let x_prop = match &input {
+            InputPath::X11(x) => x.atspi_bus_property(),
+            _ => None,
+        };
+        let atspi = Atspi::connect(env.a11y_bus.as_deref(), env.session_bus.as_deref(), || {
+            x_prop
+        })
+        .await?;
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+        let display = env
+            .display
+            .clone()
+            .or(env.wayland_display.clone())
+            .unwrap_or_default();
+        let desktop = DesktopInstance(format!(
+            "linux-{:016x}",
+            fnv1a(&[boot.trim(), &display, &atspi.address].join("\n"))
+        ));
+        tracing::debug!(?env, desktop = %desktop.0, "connected to the desktop");
+        Ok(Connected {
+            atspi,
+            input,
+            #[cfg(feature = "portal")]
+            located: Mutex::new(None),
+            desktop,
+            windows: Mutex::new(HashMap::new()),
+            misplaced: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn x11(&self) -> Result<Arc<X11>> {
+        match &self.input {
+            InputPath::X11(x) => Ok(x.clone()),
+            _ => Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                "raw input and capture need X11; this session has no X display",
+            )
+            .with_suggestion("Use semantic actions (element ids) instead of coordinates.")),
+        }
+    }
+
+    async fn x_windows(&self) -> Result<Vec<XWindow>> {
+        match &self.input {
+            InputPath::X11(x) => {
+                let x = x.clone();
+                blocking(move || x.client_windows()).await
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Lists windows and refreshes the id map.
+    async fn list(&self) -> Result<Vec<WindowInfo>> {
+        let (xwins, frames) = tokio::join!(self.x_windows(), self.atspi_frames());
+        let xwins = xwins?;
+        let frames = frames?;
+        for f in &frames {
+            tracing::debug!(title = %f.facts.title, pid = ?f.facts.pid, showing = f.facts.showing, "accessible frame");
+        }
+        let active = match &self.input {
+            InputPath::X11(x) => {
+                let x = x.clone();
+                blocking(move || Ok(x.active_window())).await?
+            }
+            _ => None,
+        };
+        let mut facts: Vec<listing::FrameFacts> = frames.iter().map(|f| f.facts.clone()).collect();
+        let mut pairs = listing::join_x11(&xwins, &facts);
+        let unsure = listing::frames_to_measure(&xwins, &facts, &pairs);
+        if !unsure.is_empty() {
+            let measured = futures_util::future::join_all(
+                unsure.iter().map(|&fi| self.frame_extents(&frames[fi])),
+            )
+            .await;
+            for (fi, extents) in unsure.into_iter().zip(measured) {
+                facts[fi].extents = extents;
+            }
+            pairs = listing::join_x11(&xwins, &facts);
+        }
+        let mut entries: Vec<WindowEntry> = pairs
+            .into_iter()
+            .map(|(ci, fi)| WindowEntry {
+                frame: frames[fi].obj.clone(),
+                xid: Some(xwins[ci].id),
+                toolkit: frames[fi].toolkit,
+                info: listing::x11_window(&xwins[ci], &facts[fi], active),
+            })
+            .collect();
+        if !matches!(self.input, InputPath::X11(_)) {
+            // No X11 (Wayland): the accessibility frames are the windows; positions are unknown.
+            entries.extend(listing::wayland_frames(&facts).into_iter().map(|fi| {
+                let f = &frames[fi];
+                WindowEntry {
+                    frame: f.obj.clone(),
+                    xid: None,
+                    toolkit: Toolkit {
+                        window_relative_extents: true,
+                        ..f.toolkit
+                    },
+                    info: listing::wayland_window(
+                        WindowId(format!("atspi:{}|{}", f.obj.bus, f.obj.path.as_str())),
+                        &f.facts,
+                    ),
+                }
+            }));
+        }
+        let out = entries.iter().map(|e| e.info.clone()).collect();
+        if let Ok(mut seen) = self.misplaced.lock() {
+            seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
+        }
+        if let Ok(mut map) = self.windows.lock() {
+            map.clear();
+            map.extend(entries.into_iter().map(|e| (e.info.id.clone(), e)));
+        }
+        Ok(out)
+    }
+
+    /// Where a frame says it is (`None` when it does not answer).
+    async fn frame_extents(&self, frame: &Frame) -> Option<listing::Extents> {
+        let (x, y, width, height) = self.atspi.extents(&frame.obj).await.ok()?;
+        Some(if frame.toolkit.window_relative_extents {
+            listing::Extents::WindowRelative { width, height }
+        } else {
+            listing::Extents::Screen(Rect::new(x, y, width, height))
+        })
+    }
+
+    async fn atspi_frames(&self) -> Result<Vec<Frame>> {
+        let apps = self.atspi.applications().await?;
+        let per_app = apps.into_iter().map(|app| async move {
+            let (name, kids, pid, rel) = tokio::join!(
+                self.atspi.name(&app),
+                self.atspi.children(&app),
+                self.atspi.pid_of(&app.bus),
+                self.atspi.toolkit(&app),
+            );
+            let kids = kids.unwrap_or_else(|e| {
+                tracing::debug!("application {} lists no windows: {}", app.bus, e.message);
+                Vec::new()
+            });
+            let frames = kids.into_iter().map(|obj| {
+                let app_name = name.clone().unwrap_or_default();
+                async move {
+                    let (title, role, states) = tokio::join!(
+                        self.atspi.name(&obj),
+                        self.atspi.role(&obj),
+                        self.atspi.states(&obj)
+                    );
+                    let role = match role {
+                        Ok(r) => r,
+                        Err(e) => {
+                            tracing::debug!("skipping {}: {}", obj.path.as_str(), e.message);
+                            return None;
+                        }
+                    };
+                    if !matches!(
+                        role,
+                        atspi_role::FRAME
+                            | atspi_role::WINDOW
+                            | atspi_role::DIALOG
+                            | atspi_role::ALERT
+                            | atspi_role::FILE_CHOOSER
+                            | atspi_role::FILLER
+                            | atspi_role::PANEL
+                    ) {
+                        return None;
+                    }
+                    let states = states.unwrap_or_default();
+                    Some(Frame {
+                        obj,
+                        toolkit: rel,
+                        facts: listing::FrameFacts {
+                            app_name,
+                            title: title.unwrap_or_default(),
+                            pid,
+                            showing: states.has(atspi_state::SHOWING)
+                                || states.has(atspi_state::VISIBLE),
+                            active: states.has(atspi_state::ACTIVE),
+                            iconified: states.has(atspi_state::ICONIFIED),
+                            extents: None,
+                        },
+                    })
+                }
+            });
+            futures_util::future::join_all(frames)
+                .await
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+        });
+        Ok(futures_util::future::join_all(per_app)
+            .await
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
+    async fn entry(&self, id: &WindowId) -> Result<WindowEntry> {
+        let cached = self.windows.lock().ok().and_then(|m| m.get(id).cloned());
+        if let Some(e) = cached {
+            return Ok(e);
+        }
+        let windows = self.list().await?;
+        self.windows
+            .lock()
+            .ok()
+            .and_then(|m| m.get(id).cloned())
+            .ok_or_else(|| {
+                let ids: Vec<String> = windows
+                    .iter()
+                    .map(|w| format!("{} ({})", w.id, w.title))
+                    .collect();
+                Error::new(ErrorCode::WindowNotFound, format!("no window {id}"))
+                    .with_details(serde_json::json!({ "windows": ids }))
+            })
+    }
+
+    /// The entry with fresh X11 geometry; `WINDOW_NOT_FOUND` if the window closed or its app died.
+    async fn live_entry(&self, id: &WindowId) -> Result<WindowEntry> {
+        let mut entry = self.entry(id).await?;
+        if let (Some(xid), InputPath::X11(x)) = (entry.xid, &self.input) {
+            let x = x.clone();
+            let xw = blocking(move || x.describe(xid)).await.map_err(|_| {
+                self.forget(id);
+                Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
+            })?;
+            entry.info.bounds = Some(xw.bounds);
+            entry.info.minimized = xw.minimized;
+            entry.info.title = xw.title;
+        }
+        if self.atspi.role(&entry.frame).await.is_err() {
+            self.forget(id);
+            return Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")));
+        }
+        Ok(entry)
+    }
+
+    /// The X11 connection, the live entry and its X window, for input, capture and activation.
+    async fn x_target(&self, id: &WindowId, what: &str) -> Result<(Arc<X11>, WindowEntry, u32)> {
+        let x = self.x11()?;
+        let entry = self.live_entry(id).await?;
+        let xid = entry.xid.ok_or_else(|| {
+            Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("this window has no X11 window to {what}"),
+            )
+        })?;
+        Ok((x, entry, xid))
+    }
+
+    fn forget(&self, id: &WindowId) {
+        if let Ok(mut m) = self.windows.lock() {
+            m.remove(id);
+        }
+    }
+
+    /// Converts a window-relative point to root coordinates, refusing points outside the window.
+    fn to_root(entry: &WindowEntry, p: Point) -> Result<Point> {
+        let bounds = entry.info.bounds.ok_or_else(|| {
+            Error::new(
+                ErrorCode::ActionNotSupported,
+                "this window's position is unknown, so coordinates cannot be used",
+            )
+            .with_suggestion("Act on an element id instead.")
+        })?;
+        let local = Rect::new(0, 0, bounds.width, bounds.height);
+        if !local.contains(p) {
+            return Err(Error::new(
+                ErrorCode::OutOfWindow,
+                format!(
+                    "({}, {}) is outside the window (0, 0, {}, {})",
+                    p.x, p.y, bounds.width, bounds.height
+                ),
+            ));
+        }
+        Ok(Point::new(bounds.x + p.x, bounds.y + p.y))
+    }
+}
+
+/// An accessible frame: where it is on the bus, how its toolkit reports extents, and what the
+/// window join reads of it.
+struct Frame {
+    obj: ObjRef,
+    toolkit: Toolkit,
+    facts: listing::FrameFacts,
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[async_trait]
+impl Backend for LinuxBackend {
+    async fn info(&self) -> Result<BackendInfo> {
+        let c = self.connected().await?;
+        let (name, raw, positions) = match &c.input {
+            InputPath::X11(_) => ("linux-atspi-x11", true, true),
+            #[cfg(feature = "portal")]
+            InputPath::Portal(_) => ("linux-atspi-portal", true, false),
+            InputPath::None => ("linux-atspi", false, false),
+        };
+        Ok(BackendInfo {
+            name: name.into(),
+            capabilities: Capabilities {
+                accessibility_tree: true,
+                semantic_actions: true,
+                pointer_input: raw,
+                keyboard_input: raw,
+                capture: raw,
+                window_positions: positions,
+            },
+            desktop: c.desktop.clone(),
+        })
+    }
+
+    async fn health(&self) -> Vec<HealthCheck> {
+        let env = tokio::task::spawn_blocking(SessionEnv::discover)
+            .await
+            .unwrap_or_default();
+        let mut checks = vec![HealthCheck {
+            name: "session".into(),
+            ok: env.display.is_some() || env.wayland_display.is_some(),
+            detail: format!(
+                "DISPLAY={} WAYLAND_DISPLAY={} XDG_SESSION_TYPE={} (from {})",
+                env.display.as_deref().unwrap_or("-"),
+                env.wayland_display.as_deref().unwrap_or("-"),
+                env.session_type.as_deref().unwrap_or("-"),
+                env.source
+            ),
+        }];
+        if let Some(display) = env.display.clone() {
+            let probe = blocking(move || {
+                X11::connect(&display).map(|x| x.client_windows().map(|w| w.len()).unwrap_or(0))
+            })
+            .await;
+            checks.push(HealthCheck {
+                name: "display".into(),
+                ok: probe.is_ok(),
+                detail: match probe {
+                    Ok(n) => format!(
+                        "X11 display {} reachable, {n} client windows",
+                        env.display.as_deref().unwrap_or_default()
+                    ),
+                    Err(e) => e.message,
+                },
+            });
+        }
+        match self.connected().await {
+            Ok(c) => {
+                let apps = c.atspi.children(&Atspi::desktop()).await;
+                checks.push(HealthCheck {
+                    name: "atspi_bus".into(),
+                    ok: apps.is_ok(),
+                    detail: match apps {
+                        Ok(a) => format!(
+                            "AT-SPI registry at {} answers, {} applications registered",
+                            c.atspi.address,
+                            a.len()
+                        ),
+                        Err(e) => format!(
+                            "AT-SPI registry at {} does not answer: {}",
+                            c.atspi.address, e.message
+                        ),
+                    },
+                });
+            }
+            Err(e) => checks.push(HealthCheck {
+                name: "atspi_bus".into(),
+                ok: false,
+                detail: e.message,
+            }),
+        }
+        checks
+    }
+
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
+        self.connected().await?.list().await
+    }
+
+    async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
+        let c = self.connected().await?;
+        let started = std::time::Instant::now();
+        let entry = c.live_entry(window).await?;
+        let placement = entry.placement();
+        let root = match &options.subtree {
+            Some(id) => {
+                let obj = ObjRef::from_identity(id)?;
+                if obj.bus != entry.frame.bus {
+                    return Err(Error::new(
+                        ErrorCode::ElementNotFound,
+                        "that element belongs to another application's window",
+                    ));
+                }
+                obj
+            }
+            None => entry.frame.clone(),
+        };
+        let (mut nodes, truncated) = walk::walk(&c.atspi, root, placement, options)
+            .await
+            .map_err(|e| {
+                if e.code == ErrorCode::ElementNotFound && options.subtree.is_none() {
+                    Error::new(
+                        ErrorCode::WindowNotFound,
+                        format!("window {window} closed during the snapshot"),
+                    )
+                } else {
+                    e
+                }
+            })?;
+        if let Some(window_bounds) = entry.info.bounds {
+            c.place_misplaced(
+                window,
+                window_bounds.height,
+                options.subtree.as_ref(),
+                &mut nodes,
+            )
+            .await;
+        }
+        Ok(Snapshot::new(
+            entry.info,
+            c.desktop.clone(),
+            (nodes, truncated),
+            started,
+        ))
+    }
+
+    async fn perform(
+        &self,
+        window: &WindowId,
+        element: &ElementIdentity,
+        action: &SemanticAction,
+    ) -> Result<()> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        let obj = ObjRef::from_identity(element)?;
+        if obj.bus != entry.frame.bus {
+            return Err(Error::new(
+                ErrorCode::ElementNotFound,
+                format!("element {} does not belong to window {window}", element.0),
+            ));
+        }
+        act::perform(&c.atspi, &obj, action).await
+    }
+
+    async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
+        let c = self.connected().await?;
+        #[cfg(feature = "portal")]
+        if let InputPath::Portal(_) = c.input {
+            return c.portal_input(window, event).await;
+        }
+        let (x, entry, xid) = c.x_target(window, "send input to").await?;
+        if entry.info.minimized {
+            return Err(Error::new(
+                ErrorCode::ActionFailed,
+                format!("window {window} is minimized"),
+            )
+            .with_suggestion("Restore the window first."));
+        }
+        let event = match event {
+            InputEvent::Move { at } => Resolved::Move(Connected::to_root(&entry, *at)?),
+            InputEvent::Click { at, button, count } => {
+                Resolved::Click(Connected::to_root(&entry, *at)?, *button, *count)
+            }
+            InputEvent::Drag { from, to, button } => Resolved::Drag(
+                Connected::to_root(&entry, *from)?,
+                Connected::to_root(&entry, *to)?,
+                *button,
+            ),
+            InputEvent::Scroll { at, dx, dy } => {
+                Resolved::Scroll(Connected::to_root(&entry, *at)?, *dx, *dy)
+            }
+            InputEvent::Key { combo } => Resolved::Key(
+                keys::parse_combo(combo)
+                    .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?
+                    .0,
+            ),
+            InputEvent::Text { text } => Resolved::Text(text.clone()),
+            other => {
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{other:?} is not supported on X11"),
+                ))
+            }
+        };
+        blocking(move || {
+            // XTEST events land on whatever is on top: activate the target first.
+            x.activate(xid)?;
+            match event {
+                Resolved::Move(p) => x.move_to(p),
+                Resolved::Click(p, b, n) => x.click(p, b, n),
+                Resolved::Drag(a, b, button) => x.drag(a, b, button),
+                Resolved::Scroll(p, dx, dy) => x.scroll(p, dx, dy),
+                Resolved::Key(syms) => x.key_combo(&syms),
+                Resolved::Text(t) => x.type_text(&t),
+            }
+        })
+        .await
+    }
+
+    async fn capture(&self, window: &WindowId) -> Result<WindowImage> {
+        let c = self.connected().await?;
+        let image = match &c.input {
+            #[cfg(feature = "portal")]
+            InputPath::Portal(_) => c.portal_capture(window).await?,
+            InputPath::X11(_) | InputPath::None => {
+                let (x, _, xid) = c.x_target(window, "capture").await?;
+                blocking(move || x.capture(xid)).await?
+            }
+        };
+        if image.is_uniform() {
+            return Err(Error::new(
+                ErrorCode::ImageCaptureBlank,
+                format!("the capture of {window} is a single colour"),
+            ));
+        }
+        Ok(image)
+    }
+
+    async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        if entry.info.bounds.is_some() {
+            // Refuses a point outside the window.
+            let root = Connected::to_root(&entry, at)?;
+            if let (InputPath::X11(x), Some(xid)) = (&c.input, entry.xid) {
+                let x = x.clone();
+                if !blocking(move || x.reaches(xid, root)).await? {
+                    // What is drawn there belongs to another top-level (an open popup menu): the
+                    // frame's tree cannot say what it is.
+                    return Err(Error::new(
+                        ErrorCode::ActionNotSupported,
+                        "another window (a popup menu, a dialog) covers this point",
+                    )
+                    .with_suggestion("Act on the element by its id from a fresh gui_state."));
+                }
+            }
+        }
+        // A misplaced pane answers in its own coordinates, a menu bar higher than drawn; a
+        // window not walked yet is walked once to find out.
+        if !c.misplaced_known(window) {
+            self.snapshot(window, &SnapshotOptions::default()).await?;
+        }
+        let wrong = c.misplaced_now(window).await;
+        let shift = |current: &ObjRef| match &wrong {
+            Some(w) if w.moved(&current.identity()) => w.by,
+            _ => 0,
+        };
+        let probe =
+            probe::element_at(&c.atspi, &entry.frame, entry.placement(), at, &shift).await?;
+        if let Some(hit) = probe.path.last() {
+            tracing::debug!(x = at.x, y = at.y, misplaced = wrong.is_some(), role = %hit.role, name = %hit.name, "hit test");
+        }
+        Ok(probe)
+    }
+
+    async fn focused(&self, window: &WindowId) -> Result<Probe> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        probe::focused(&c.atspi, &entry.frame, entry.placement()).await
+    }
+
+    async fn check_coordinates(&self, window: &WindowId) -> Result<()> {
+        let c = self.connected().await?;
+        match &c.input {
+            #[cfg(feature = "portal")]
+            InputPath::Portal(_) => c.place_of(window).await.map(|_| ()),
+            // X11 positions are read live with every input; without raw input there is nothing
+            // to check (coordinate actions are refused when sent).
+            InputPath::X11(_) | InputPath::None => {
+                let _ = window;
+                Ok(())
+            }
+        }
+    }
+
+    async fn activate(&self, window: &WindowId) -> Result<()> {
+        let c = self.connected().await?;
+        let (x, _, xid) = c.x_target(window, "activate").await?;
+        blocking(move || x.activate(xid)).await
+    }
+}
+
+enum Resolved {
+    Move(Point),
+    Click(Point, cu_core::backend::MouseButton, u8),
+    Drag(Point, Point, cu_core::backend::MouseButton),
+    Scroll(Point, i32, i32),
+    Key(Vec<u32>),
+    Text(String),
+}

@@ -1,0 +1,198 @@
+//! The Wayland half of input and capture: a window's stream in the portal session, the
+//! window's place in that stream's frame, and the events sent there. Coordinates are only used
+//! when the window has its own stream and is found in its frame at its own size; otherwise
+//! coordinate actions are refused with the semantic alternative, never sent to a guessed place.
+
+use cu_core::backend::{InputEvent, WindowImage};
+use cu_core::geometry::{Point, Rect};
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+
+use super::{Connected, InputPath, WindowEntry};
+use crate::frame;
+use crate::sys::portal::Portal;
+
+fn no_position(why: &str) -> Error {
+    Error::new(
+        ErrorCode::ActionNotSupported,
+        format!("coordinates cannot be used on this Wayland window: {why}"),
+    )
+    .with_suggestion(
+        "Act on an element id (semantic actions: click, set_value, focus) instead of x/y.",
+    )
+}
+
+impl Connected {
+    fn portal(&self) -> Result<&Portal> {
+        match &self.input {
+            InputPath::Portal(p) => Ok(p),
+            InputPath::X11(_) | InputPath::None => Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                "raw input and capture need X11 or the desktop portal, and this session has neither",
+            )
+            .with_suggestion("Use semantic actions (element ids) instead of coordinates.")),
+        }
+    }
+
+    /// The window's surface size and the window's content in it, as the accessibility tree
+    /// reports them (surface-relative on Wayland).
+    async fn surface(&self, entry: &WindowEntry) -> Result<((i32, i32), Rect)> {
+        let (_, _, w, h) = self.atspi.extents(&entry.frame).await?;
+        let mut children = Vec::new();
+        for child in self.atspi.children(&entry.frame).await.unwrap_or_default() {
+            if let Ok(e) = self.atspi.extents(&child).await {
+                children.push(e);
+            }
+        }
+        Ok(((w, h), frame::content_rect((w, h), &children)))
+    }
+
+    /// The stream showing this window, and where the window sits in its frame (with the frame).
+    /// When no shared stream shows it, the session is started once more, so the person can
+    /// share this window too.
+    async fn locate(&self, window: &WindowId) -> Result<(u32, Rect, WindowImage)> {
+        match self.locate_in_session(window).await {
+            Err(Unlocated::NotShown(_)) => {
+                self.portal()?.restart().await;
+                self.locate_in_session(window)
+                    .await
+                    .map_err(Unlocated::into_error)
+            }
+            other => other.map_err(Unlocated::into_error),
+        }
+    }
+
+    async fn locate_in_session(
+        &self,
+        window: &WindowId,
+    ) -> std::result::Result<(u32, Rect, WindowImage), Unlocated> {
+        let portal = self.portal()?;
+        let entry = self.live_entry(window).await?;
+        let (size, content) = self.surface(&entry).await?;
+        let streams = portal.streams().await?;
+        if !streams.iter().any(|s| s.window) {
+            return Err(no_position(
+                "the desktop shares whole monitors only, and a window's place on them is unknown",
+            )
+            .into());
+        }
+        let mut seen = Vec::new();
+        for stream in streams.iter().filter(|s| s.window) {
+            let image = portal.frame(stream.node).await?;
+            match frame::locate_window(&image.rgba, image.width, image.height, size, content) {
+                Ok(rect) => {
+                    tracing::debug!(node = stream.node, ?rect, frame = ?(image.width, image.height), "window located in its stream");
+                    return Ok((stream.node, rect, image));
+                }
+                Err(why) => seen.push(why),
+            }
+        }
+        Err(Unlocated::NotShown(seen))
+    }
+
+    /// Where the window sits in its stream, for input: found afresh, or reused when it was found
+    /// within the last second (the coordinate check just before the input).
+    pub(super) async fn place_of(&self, window: &WindowId) -> Result<(u32, Rect)> {
+        const FRESH: std::time::Duration = std::time::Duration::from_secs(1);
+        if let Ok(slot) = self.located.lock() {
+            if let Some((id, at, node, rect)) = slot.as_ref() {
+                if id == window && at.elapsed() < FRESH {
+                    return Ok((*node, *rect));
+                }
+            }
+        }
+        let (node, rect, _) = self.locate(window).await?;
+        if let Ok(mut slot) = self.located.lock() {
+            *slot = Some((window.clone(), std::time::Instant::now(), node, rect));
+        }
+        Ok((node, rect))
+    }
+
+    /// Input on Wayland: keys and text go to the focused window; pointer events to the window's
+    /// place in its stream.
+    pub(super) async fn portal_input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
+        let portal = self.portal()?;
+        match event {
+            InputEvent::Key { combo } => {
+                let syms = crate::keys::parse_combo(combo)
+                    .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?
+                    .0;
+                return portal.keys(&syms).await;
+            }
+            InputEvent::Text { text } => return portal.text(text).await,
+            _ => {}
+        }
+        let (node, rect) = self.place_of(window).await?;
+        let place = |p: Point| -> Result<(f64, f64)> {
+            if !Rect::new(0, 0, rect.width, rect.height).contains(p) {
+                return Err(Error::new(
+                    ErrorCode::OutOfWindow,
+                    format!(
+                        "({}, {}) is outside the window (0, 0, {}, {})",
+                        p.x, p.y, rect.width, rect.height
+                    ),
+                ));
+            }
+            Ok((f64::from(rect.x + p.x), f64::from(rect.y + p.y)))
+        };
+        match event {
+            InputEvent::Move { at } => portal.move_to(node, place(*at)?).await,
+            InputEvent::Click { at, button, count } => {
+                portal.click(node, place(*at)?, *button, *count).await
+            }
+            InputEvent::Drag { from, to, button } => {
+                portal.drag(node, place(*from)?, place(*to)?, *button).await
+            }
+            InputEvent::Scroll { at, dx, dy } => portal.scroll(node, place(*at)?, *dx, *dy).await,
+            other => Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("{other:?} is not supported through the desktop portal"),
+            )),
+        }
+    }
+
+    /// Capture on Wayland: the window's rectangle cut from its stream's frame.
+    pub(super) async fn portal_capture(&self, window: &WindowId) -> Result<WindowImage> {
+        let (_, rect, image) = self.locate(window).await.map_err(|e| {
+            if e.code == ErrorCode::ActionNotSupported {
+                Error::new(ErrorCode::ImageCaptureFailed, e.message)
+                    .with_suggestion("Share this window when the desktop asks, or read the window's text with gui_state.")
+            } else {
+                e
+            }
+        })?;
+        Ok(WindowImage {
+            width: rect.width as u32,
+            height: rect.height as u32,
+            rgba: frame::crop(&image.rgba, image.width, image.height, rect),
+        })
+    }
+}
+
+/// Why a window could not be placed in the shared streams.
+#[derive(Debug)]
+enum Unlocated {
+    /// No shared window stream shows it (what each stream showed instead): sharing again may
+    /// help.
+    NotShown(Vec<String>),
+    /// Anything else, already the wire error.
+    Failed(Error),
+}
+
+impl Unlocated {
+    fn into_error(self) -> Error {
+        match self {
+            Unlocated::NotShown(seen) => no_position(&format!(
+                "no shared window stream shows it ({}); share this window when the desktop asks",
+                seen.join("; ")
+            )),
+            Unlocated::Failed(e) => e,
+        }
+    }
+}
+
+impl From<Error> for Unlocated {
+    fn from(e: Error) -> Unlocated {
+        Unlocated::Failed(e)
+    }
+}

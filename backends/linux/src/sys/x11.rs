@@ -1,0 +1,655 @@
+//! The X11 window, input and capture path: `_NET_CLIENT_LIST` for windows, `_NET_ACTIVE_WINDOW`
+//! to activate, XTEST for pointer and keyboard, GetImage for capture.
+//!
+//! x11rb's connection is blocking; callers run these methods on tokio's blocking pool.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use cu_core::backend::{MouseButton, WindowImage};
+use cu_core::geometry::{Point, Rect};
+use cu_core::{Error, ErrorCode, Result};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    Atom, AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, MapState,
+    Window,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+
+use crate::keys;
+
+const KEY_PRESS: u8 = 2;
+const KEY_RELEASE: u8 = 3;
+const BUTTON_PRESS: u8 = 4;
+const BUTTON_RELEASE: u8 = 5;
+const MOTION_NOTIFY: u8 = 6;
+
+/// A client window as `_NET_CLIENT_LIST` describes it (the join's pure type).
+pub(crate) use crate::listing::XClient as XWindow;
+
+struct Atoms {
+    client_list: Atom,
+    active_window: Atom,
+    wm_pid: Atom,
+    wm_name: Atom,
+    utf8_string: Atom,
+    wm_state: Atom,
+    state_hidden: Atom,
+    state_modal: Atom,
+    at_spi_bus: Atom,
+}
+
+/// A connection to one X display.
+pub(crate) struct X11 {
+    conn: RustConnection,
+    root: Window,
+    screen: Rect,
+    atoms: Atoms,
+}
+
+fn x_err(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::GuiUnavailable, format!("X11 {what}: {e}"))
+}
+
+fn gone(id: Window) -> Error {
+    Error::new(
+        ErrorCode::WindowNotFound,
+        format!("X11 window 0x{id:x} no longer exists"),
+    )
+}
+
+impl X11 {
+    pub(crate) fn connect(display: &str) -> Result<X11> {
+        let (conn, screen_num) = x11rb::connect(Some(display)).map_err(|e| {
+            Error::new(
+                ErrorCode::GuiUnavailable,
+                format!("cannot open X display {display}: {e}"),
+            )
+            .with_suggestion("Set DISPLAY to the running X session (or start one), then try again.")
+        })?;
+        let screen = conn
+            .setup()
+            .roots
+            .get(screen_num)
+            .ok_or_else(|| x_err("setup", "no screen"))?;
+        let root = screen.root;
+        let screen_rect = Rect::new(
+            0,
+            0,
+            screen.width_in_pixels as i32,
+            screen.height_in_pixels as i32,
+        );
+        let intern = |name: &[u8]| -> Result<Atom> {
+            Ok(conn
+                .intern_atom(false, name)
+                .map_err(|e| x_err("intern_atom", e))?
+                .reply()
+                .map_err(|e| x_err("intern_atom", e))?
+                .atom)
+        };
+        let atoms = Atoms {
+            client_list: intern(b"_NET_CLIENT_LIST")?,
+            active_window: intern(b"_NET_ACTIVE_WINDOW")?,
+            wm_pid: intern(b"_NET_WM_PID")?,
+            wm_name: intern(b"_NET_WM_NAME")?,
+            utf8_string: intern(b"UTF8_STRING")?,
+            wm_state: intern(b"_NET_WM_STATE")?,
+            state_hidden: intern(b"_NET_WM_STATE_HIDDEN")?,
+            state_modal: intern(b"_NET_WM_STATE_MODAL")?,
+            at_spi_bus: intern(b"AT_SPI_BUS")?,
+        };
+        Ok(X11 {
+            conn,
+            root,
+            screen: screen_rect,
+            atoms,
+        })
+    }
+
+    fn prop32(&self, win: Window, atom: Atom) -> Vec<u32> {
+        self.conn
+            .get_property(false, win, atom, AtomEnum::ANY, 0, 4096)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .and_then(|r| r.value32().map(|v| v.collect()))
+            .unwrap_or_default()
+    }
+
+    fn prop_bytes(&self, win: Window, atom: Atom, kind: impl Into<Atom>) -> Option<Vec<u8>> {
+        let reply = self
+            .conn
+            .get_property(false, win, atom, kind, 0, 65536)
+            .ok()?
+            .reply()
+            .ok()?;
+        (reply.format == 8).then_some(reply.value)
+    }
+
+    /// The `AT_SPI_BUS` property on the root window, if the session published one.
+    pub(crate) fn atspi_bus_property(&self) -> Option<String> {
+        let bytes = self.prop_bytes(self.root, self.atoms.at_spi_bus, AtomEnum::ANY)?;
+        String::from_utf8(bytes).ok().filter(|s| !s.is_empty())
+    }
+
+    pub(crate) fn active_window(&self) -> Option<Window> {
+        self.prop32(self.root, self.atoms.active_window)
+            .first()
+            .copied()
+            .filter(|w| *w != 0)
+    }
+
+    /// Top-level client windows, from the window manager's `_NET_CLIENT_LIST`.
+    pub(crate) fn client_windows(&self) -> Result<Vec<XWindow>> {
+        // Asked with errors kept: a broken connection (the X server gone) is GUI_UNAVAILABLE,
+        // not an empty desktop.
+        let reply = self
+            .conn
+            .get_property(
+                false,
+                self.root,
+                self.atoms.client_list,
+                AtomEnum::ANY,
+                0,
+                4096,
+            )
+            .map_err(|e| x_err("connection lost", e))?
+            .reply()
+            .map_err(|e| x_err("cannot read _NET_CLIENT_LIST", e))?;
+        let ids: Vec<u32> = reply.value32().map(|v| v.collect()).unwrap_or_default();
+        Ok(ids
+            .into_iter()
+            .filter_map(|id| self.describe(id).ok())
+            .collect())
+    }
+
+    pub(crate) fn describe(&self, id: Window) -> Result<XWindow> {
+        let bounds = self.bounds(id)?;
+        let title = self
+            .prop_bytes(id, self.atoms.wm_name, self.atoms.utf8_string)
+            .or_else(|| self.prop_bytes(id, AtomEnum::WM_NAME.into(), AtomEnum::STRING))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let class = self
+            .prop_bytes(id, AtomEnum::WM_CLASS.into(), AtomEnum::STRING)
+            .map(|b| {
+                // WM_CLASS is "instance\0class\0"; the class is the application name.
+                let parts: Vec<String> = b
+                    .split(|c| *c == 0)
+                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                    .collect();
+                parts
+                    .get(1)
+                    .filter(|c| !c.is_empty())
+                    .or(parts.first())
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default();
+        let pid = self.prop32(id, self.atoms.wm_pid).first().copied();
+        let hidden = self
+            .prop32(id, self.atoms.wm_state)
+            .contains(&self.atoms.state_hidden);
+        let viewable = self
+            .conn
+            .get_window_attributes(id)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|a| a.map_state == MapState::VIEWABLE)
+            .unwrap_or(false);
+        Ok(XWindow {
+            id,
+            pid,
+            title,
+            class,
+            bounds,
+            minimized: hidden || !viewable,
+        })
+    }
+
+    /// The client window's rectangle in root coordinates.
+    pub(crate) fn bounds(&self, id: Window) -> Result<Rect> {
+        let geo = self
+            .conn
+            .get_geometry(id)
+            .map_err(|_| gone(id))?
+            .reply()
+            .map_err(|_| gone(id))?;
+        let pos = self
+            .conn
+            .translate_coordinates(id, self.root, 0, 0)
+            .map_err(|_| gone(id))?
+            .reply()
+            .map_err(|_| gone(id))?;
+        Ok(Rect::new(
+            pos.dst_x as i32,
+            pos.dst_y as i32,
+            geo.width as i32,
+            geo.height as i32,
+        ))
+    }
+
+    /// Asks the window manager to activate `id` and waits until it is the active window.
+    pub(crate) fn activate(&self, id: Window) -> Result<()> {
+        if self.active_window() == Some(id) {
+            return Ok(());
+        }
+        if let Some(dialog) = self.modal_over(id) {
+            return Err(Error::new(
+                ErrorCode::WindowBlocked,
+                format!(
+                    "window 0x{id:x} is blocked by the modal dialog {:?} (x11:0x{:x})",
+                    dialog.title, dialog.id
+                ),
+            )
+            .with_details(serde_json::json!({
+                "dialog": { "window_id": format!("x11:0x{:x}", dialog.id), "title": dialog.title }
+            })));
+        }
+        let event = ClientMessageEvent::new(32, id, self.atoms.active_window, [2u32, 0, 0, 0, 0]);
+        self.conn
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                event,
+            )
+            .map_err(|e| x_err("send_event", e))?;
+        self.conn.flush().map_err(|e| x_err("flush", e))?;
+        let deadline = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < deadline {
+            if self.active_window() == Some(id) {
+                // Let the window manager finish raising before input lands.
+                self.sync()?;
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.bounds(id)?;
+        Err(Error::new(
+            ErrorCode::ActionFailed,
+            format!("the window manager did not activate window 0x{id:x}"),
+        )
+        .with_suggestion(
+            "Make sure a window manager that supports _NET_ACTIVE_WINDOW is running, then retry.",
+        ))
+    }
+
+    /// A modal dialog that blocks `id`: a client window transient for it (`WM_TRANSIENT_FOR`)
+    /// whose `_NET_WM_STATE` says modal (LibreOffice's "Confirm File Format" over its document).
+    fn modal_over(&self, id: Window) -> Option<XWindow> {
+        let list = self.prop32(self.root, self.atoms.client_list);
+        list.into_iter()
+            .filter(|&w| w != id)
+            .find(|&w| {
+                self.prop32(w, AtomEnum::WM_TRANSIENT_FOR.into()).first() == Some(&id)
+                    && self
+                        .prop32(w, self.atoms.wm_state)
+                        .contains(&self.atoms.state_modal)
+            })
+            .and_then(|w| self.describe(w).ok())
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.conn
+            .get_input_focus()
+            .map_err(|e| x_err("sync", e))?
+            .reply()
+            .map_err(|e| x_err("sync", e))?;
+        Ok(())
+    }
+
+    fn fake(&self, kind: u8, detail: u8, at: Option<Point>) -> Result<()> {
+        let (x, y) = at.map(|p| (p.x as i16, p.y as i16)).unwrap_or((0, 0));
+        self.conn
+            .xtest_fake_input(
+                kind,
+                detail,
+                0,
+                if at.is_some() { self.root } else { 0 },
+                x,
+                y,
+                0,
+            )
+            .map_err(|e| x_err("XTEST", e))?;
+        Ok(())
+    }
+
+    /// Moves the pointer to a root-coordinate point.
+    pub(crate) fn move_to(&self, at: Point) -> Result<()> {
+        self.fake(MOTION_NOTIFY, 0, Some(at))?;
+        self.sync()
+    }
+
+    pub(crate) fn click(&self, at: Point, button: MouseButton, count: u8) -> Result<()> {
+        let b = button_number(button);
+        self.fake(MOTION_NOTIFY, 0, Some(at))?;
+        for _ in 0..count.max(1) {
+            self.fake(BUTTON_PRESS, b, None)?;
+            self.fake(BUTTON_RELEASE, b, None)?;
+        }
+        self.sync()
+    }
+
+    pub(crate) fn drag(&self, from: Point, to: Point, button: MouseButton) -> Result<()> {
+        let b = button_number(button);
+        self.fake(MOTION_NOTIFY, 0, Some(from))?;
+        self.fake(BUTTON_PRESS, b, None)?;
+        self.sync()?;
+        // A few intermediate steps so toolkits see a drag, not a jump.
+        for i in 1..=8 {
+            let p = Point::new(
+                from.x + (to.x - from.x) * i / 8,
+                from.y + (to.y - from.y) * i / 8,
+            );
+            self.fake(MOTION_NOTIFY, 0, Some(p))?;
+            self.sync()?;
+            std::thread::sleep(Duration::from_millis(8));
+        }
+        self.fake(BUTTON_RELEASE, b, None)?;
+        self.sync()
+    }
+
+    pub(crate) fn scroll(&self, at: Point, dx: i32, dy: i32) -> Result<()> {
+        self.fake(MOTION_NOTIFY, 0, Some(at))?;
+        let steps = [(dy, 5u8, 4u8), (dx, 7, 6)];
+        for (amount, positive, negative) in steps {
+            let b = if amount > 0 { positive } else { negative };
+            for _ in 0..amount.unsigned_abs().min(100) {
+                self.fake(BUTTON_PRESS, b, None)?;
+                self.fake(BUTTON_RELEASE, b, None)?;
+            }
+        }
+        self.sync()
+    }
+
+    /// Presses the keysyms of a combination in order and releases them in reverse.
+    pub(crate) fn key_combo(&self, keysyms: &[u32]) -> Result<()> {
+        let mut map = KeyMap::read(&self.conn)?;
+        let codes = map.ensure(&self.conn, keysyms)?;
+        let mut pressed = Vec::new();
+        for (code, shift) in &codes {
+            if *shift {
+                pressed.push(map.shift);
+                self.fake(KEY_PRESS, map.shift, None)?;
+            }
+            self.fake(KEY_PRESS, *code, None)?;
+            pressed.push(*code);
+        }
+        for code in pressed.iter().rev() {
+            self.fake(KEY_RELEASE, *code, None)?;
+        }
+        self.sync()
+    }
+
+    /// Types text, any Unicode, mapping spare keycodes for characters the keyboard lacks.
+    pub(crate) fn type_text(&self, text: &str) -> Result<()> {
+        let syms: Vec<u32> = text.chars().map(keys::keysym_of_char).collect();
+        let mut map = KeyMap::read(&self.conn)?;
+        let chunk_size = map.free_count().max(1);
+        for (i, chunk) in syms.chunks(chunk_size).enumerate() {
+            if i > 0 {
+                // The next chunk reuses keycodes: let clients translate the last keys first.
+                std::thread::sleep(Duration::from_millis(150));
+                map.borrowed.clear();
+            }
+            let codes = map.ensure(&self.conn, chunk)?;
+            for (code, shift) in codes {
+                if shift {
+                    self.fake(KEY_PRESS, map.shift, None)?;
+                }
+                self.fake(KEY_PRESS, code, None)?;
+                self.fake(KEY_RELEASE, code, None)?;
+                if shift {
+                    self.fake(KEY_RELEASE, map.shift, None)?;
+                }
+            }
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Captures the window's own pixels; refuses when they are not the window's.
+    pub(crate) fn capture(&self, id: Window) -> Result<WindowImage> {
+        let w = self.describe(id)?;
+        if w.minimized {
+            return Err(Error::new(
+                ErrorCode::ImageWindowMinimized,
+                format!("window 0x{id:x} is minimized"),
+            ));
+        }
+        if self.screen.intersection(&w.bounds) != Some(w.bounds) {
+            return Err(Error::new(
+                ErrorCode::ImageWindowObscured,
+                "the window is partly off screen",
+            )
+            .with_suggestion("Move the window fully onto the screen, then capture again."));
+        }
+        if let Some(cover) = self.covering_window(id, w.bounds)? {
+            return Err(Error::new(
+                ErrorCode::ImageWindowObscured,
+                format!("window 0x{id:x} is covered by window 0x{cover:x}; X11 cannot capture a covered window without raising it"),
+            ));
+        }
+        let reply = self
+            .conn
+            .get_image(
+                ImageFormat::Z_PIXMAP,
+                id,
+                0,
+                0,
+                w.bounds.width as u16,
+                w.bounds.height as u16,
+                !0,
+            )
+            .map_err(|e| Error::new(ErrorCode::ImageCaptureFailed, format!("GetImage: {e}")))?
+            .reply()
+            .map_err(|e| Error::new(ErrorCode::ImageCaptureFailed, format!("GetImage: {e}")))?;
+        let (width, height) = (w.bounds.width as u32, w.bounds.height as u32);
+        let expected = (width * height * 4) as usize;
+        if reply.data.len() < expected {
+            return Err(Error::new(
+                ErrorCode::ImageCaptureFailed,
+                format!(
+                    "GetImage returned {} bytes for a {width}x{height} window at depth {}",
+                    reply.data.len(),
+                    reply.depth
+                ),
+            ));
+        }
+        let mut rgba = Vec::with_capacity(expected);
+        for px in reply.data[..expected].chunks_exact(4) {
+            rgba.extend_from_slice(&[px[2], px[1], px[0], 255]);
+        }
+        Ok(WindowImage {
+            width,
+            height,
+            rgba,
+        })
+    }
+
+    /// A mapped window of another client stacked above `id`'s top-level frame that overlaps
+    /// `bounds`. The app's own popups and tooltips (same X client) draw its pixels, not others'.
+    fn covering_window(&self, id: Window, bounds: Rect) -> Result<Option<Window>> {
+        let mask = self.conn.setup().resource_id_mask;
+        let client = |w: Window| w & !mask;
+        let top = self.toplevel_of(id)?;
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(|e| x_err("query_tree", e))?
+            .reply()
+            .map_err(|e| x_err("query_tree", e))?;
+        let Some(pos) = tree.children.iter().position(|c| *c == top) else {
+            return Ok(None);
+        };
+        for &above in tree.children[pos + 1..]
+            .iter()
+            .filter(|w| client(**w) != client(id))
+        {
+            let viewable = self
+                .conn
+                .get_window_attributes(above)
+                .ok()
+                .and_then(|c| c.reply().ok())
+                .is_some_and(|a| a.map_state == MapState::VIEWABLE);
+            if viewable
+                && self
+                    .bounds(above)
+                    .ok()
+                    .and_then(|r| r.intersection(&bounds))
+                    .is_some()
+            {
+                return Ok(Some(above));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a press at the root point `at` reaches `id`'s own top-level: false when another
+    /// top-level is stacked over it there (a popup menu, which is an override-redirect window
+    /// of its own, a dialog, another application's window).
+    pub(crate) fn reaches(&self, id: Window, at: Point) -> Result<bool> {
+        let top = self.toplevel_of(id)?;
+        let hit = self
+            .conn
+            .translate_coordinates(self.root, self.root, at.x as i16, at.y as i16)
+            .map_err(|e| x_err("translate_coordinates", e))?
+            .reply()
+            .map_err(|e| x_err("translate_coordinates", e))?;
+        Ok(hit.child == top)
+    }
+
+    fn toplevel_of(&self, mut id: Window) -> Result<Window> {
+        for _ in 0..64 {
+            let tree = self
+                .conn
+                .query_tree(id)
+                .map_err(|_| gone(id))?
+                .reply()
+                .map_err(|_| gone(id))?;
+            if tree.parent == self.root || tree.parent == 0 {
+                return Ok(id);
+            }
+            id = tree.parent;
+        }
+        Ok(id)
+    }
+}
+
+fn button_number(b: MouseButton) -> u8 {
+    match b {
+        MouseButton::Left => 1,
+        MouseButton::Middle => 2,
+        MouseButton::Right => 3,
+    }
+}
+
+/// The keyboard mapping, with spare keycodes mapped to keysyms it lacks. The mapping is kept
+/// afterwards, never switched back under a slow application's feet (a client translates a key
+/// with the map it has when it reads the event); such keycodes are reused when spares run out.
+struct KeyMap {
+    min: u8,
+    per: usize,
+    syms: Vec<u32>,
+    shift: u8,
+    borrowed: Vec<u8>,
+}
+
+impl KeyMap {
+    fn read(conn: &RustConnection) -> Result<KeyMap> {
+        let setup = conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let reply = conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(|e| x_err("keyboard mapping", e))?
+            .reply()
+            .map_err(|e| x_err("keyboard mapping", e))?;
+        let per = reply.keysyms_per_keycode.max(1) as usize;
+        let mut map = KeyMap {
+            min,
+            per,
+            syms: reply.keysyms,
+            shift: 0,
+            borrowed: Vec::new(),
+        };
+        map.shift = map.find(0xffe1).map(|(c, _)| c).unwrap_or(50);
+        Ok(map)
+    }
+
+    fn find(&self, keysym: u32) -> Option<(u8, bool)> {
+        self.syms.chunks(self.per).enumerate().find_map(|(i, row)| {
+            let code = self.min + i as u8;
+            if row.first() == Some(&keysym) {
+                Some((code, false))
+            } else if row.get(1) == Some(&keysym) {
+                Some((code, true))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Keycodes free to map: unmapped ones first, then ones an earlier call mapped to a single
+    /// Unicode keysym, never one mapped in this call.
+    fn free_codes(&self) -> impl Iterator<Item = u8> + '_ {
+        let rows = || {
+            self.syms
+                .chunks(self.per)
+                .enumerate()
+                .map(|(i, row)| (self.min + i as u8, row))
+        };
+        let unmapped = rows().filter(|(_, row)| row.iter().all(|s| *s == 0));
+        let ours = rows().filter(|(_, row)| {
+            row.first().is_some_and(|s| *s >= 0x0100_0000)
+                && row.iter().all(|s| Some(s) == row.first())
+        });
+        unmapped
+            .chain(ours)
+            .map(|(code, _)| code)
+            .filter(|c| !self.borrowed.contains(c))
+    }
+
+    fn free_count(&self) -> usize {
+        self.free_codes().count()
+    }
+
+    /// Keycodes (and whether Shift is needed) for each keysym, mapping spares where needed.
+    fn ensure(&mut self, conn: &RustConnection, keysyms: &[u32]) -> Result<Vec<(u8, bool)>> {
+        let mut assigned: HashMap<u32, u8> = HashMap::new();
+        let mut out = Vec::with_capacity(keysyms.len());
+        for &sym in keysyms {
+            if let Some(found) = self.find(sym) {
+                out.push(found);
+                continue;
+            }
+            if let Some(code) = assigned.get(&sym) {
+                out.push((*code, false));
+                continue;
+            }
+            let code = self.free_codes().next().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ActionFailed,
+                    "no spare keycode left to type this character",
+                )
+            })?;
+            let row = vec![sym; self.per];
+            conn.change_keyboard_mapping(1, code, self.per as u8, &row)
+                .map_err(|e| x_err("change keyboard mapping", e))?;
+            let start = (code - self.min) as usize * self.per;
+            self.syms[start..start + self.per].copy_from_slice(&row);
+            self.borrowed.push(code);
+            assigned.insert(sym, code);
+            out.push((code, false));
+        }
+        if !assigned.is_empty() {
+            // Let clients see the MappingNotify before the key events.
+            conn.get_input_focus()
+                .map_err(|e| x_err("sync", e))?
+                .reply()
+                .map_err(|e| x_err("sync", e))?;
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        Ok(out)
+    }
+}

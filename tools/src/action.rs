@@ -1,0 +1,694 @@
+//! `gui_action`: every check before anything happens, then each step semantic-first, with its
+//! effect observed.
+//!
+//! Order: the state must exist, be unused, younger than 30 s and from this desktop; every step
+//! must be well-formed and name elements of that state; coordinate steps must lie inside the
+//! window, whose geometry must not have changed; the safety gate must allow every step (or
+//! `confirm_dangerous` be set). Only then is the state consumed (atomically, so a concurrent call
+//! with the same state loses) and the steps run. A call refused before acting leaves the state
+//! usable. The call stops at the first failing step and says which.
+
+use cu_core::activation::{self, Reach};
+use cu_core::approvals::Target;
+use cu_core::audit::AuditRecord;
+use cu_core::geometry::{Point, Rect};
+use cu_core::role::Role;
+use cu_core::safety::Decision;
+use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::window::WindowId;
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use super::approval::{Blocked, Reason};
+use super::guard::Sender;
+use super::steps::{center, sends_input, Effect, Failure, Kind, Opened, Outcome, Plan, Via};
+use super::Service;
+
+/// The step types of `gui_action`, as the wire names them.
+pub const ACTION_TYPES: [&str; 11] = [
+    "click",
+    "double_click",
+    "right_click",
+    "move",
+    "scroll",
+    "drag",
+    "type",
+    "key",
+    "set_value",
+    "focus",
+    "wait",
+];
+
+/// `gui_action`'s request. The field docs are the tool's input schema, as agents read it.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRequest {
+    /// The window the state observed.
+    pub window_id: String,
+    /// From gui_state; used once.
+    pub state_id: String,
+    /// The steps, run in order; the call stops at the first failing one.
+    #[schemars(length(min = 1, max = 50))]
+    pub actions: Vec<ActionSpec>,
+    /// Only after the user explicitly approved.
+    #[serde(default)]
+    pub confirm_dangerous: bool,
+}
+
+/// One step.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    /// What to do.
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = ACTION_TYPES))]
+    pub kind: String,
+    /// Target element (preferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_id: Option<String>,
+    /// Window-relative x, when no element fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i32>,
+    /// Window-relative y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i32>,
+    /// Drag end: element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_element_id: Option<String>,
+    /// Drag end: x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_x: Option<i32>,
+    /// Drag end: y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_y: Option<i32>,
+    /// type: the text; set_value: the new value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// key: e.g. ctrl+s, Return, alt+F4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    /// Scroll notches (positive: right / down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dx: Option<i32>,
+    /// Scroll notches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dy: Option<i32>,
+    /// Milliseconds for wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 10000))]
+    pub ms: Option<u64>,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct StepResult {
+    /// Index of the step.
+    pub step: usize,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// How it was done.
+    pub how: Via,
+    /// What was seen of its effect.
+    pub effect: Effect,
+    /// The window it opened (effect `window_opened`), or that appeared as the window closed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opened: Option<Opened>,
+}
+
+/// `gui_action`'s answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ActionResult {
+    /// One entry per step that ran.
+    pub results: Vec<StepResult>,
+}
+
+fn bad(step: usize, message: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        format!("step {step}: {message}"),
+    )
+    .with_details(serde_json::json!({ "step": step }))
+}
+
+impl Service {
+    /// `gui_action`: runs the steps and writes one audit record per step that ran, or one for a
+    /// refused or failed call. Typed text is redacted from every record.
+    pub async fn gui_action(&self, req: &ActionRequest) -> Result<ActionResult> {
+        let outcome = self.act(req).await;
+        let typed: String = req
+            .actions
+            .iter()
+            .filter_map(|a| a.text.as_deref())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let typed = Some(typed.as_str()).filter(|t| !t.is_empty());
+        let base = AuditRecord {
+            action: Some("gui_action".into()),
+            window: Some(req.window_id.clone()),
+            reference: Some(req.state_id.clone()),
+            confirmed: Some(req.confirm_dangerous),
+            ..AuditRecord::default()
+        };
+        match &outcome {
+            Ok((state, result)) => {
+                for r in &result.results {
+                    let spec = &req.actions[r.step];
+                    let element = spec
+                        .element_id
+                        .as_deref()
+                        .and_then(|id| state.element(id).ok());
+                    let record = AuditRecord {
+                        action: Some(format!("gui_action.{}", r.kind)),
+                        element_id: spec.element_id.clone(),
+                        name: element.map(|e| e.name.clone()),
+                        role: element.map(|e| e.role.as_str().to_owned()),
+                        point: spec.x.zip(spec.y).map(|(x, y)| Point::new(x, y)),
+                        how: Some(r.how.as_str().to_owned()),
+                        effect: Some(r.effect.as_str().to_owned()),
+                        ..base.clone()
+                    };
+                    self.audit(record, Outcome::Acted, None, typed);
+                }
+            }
+            Err(failure) => self.audit(base, failure.outcome(), Some(&failure.error), typed),
+        }
+        outcome.map(|(_, result)| result).map_err(|f| f.error)
+    }
+
+    async fn act(
+        &self,
+        req: &ActionRequest,
+    ) -> std::result::Result<(SavedState, ActionResult), Failure> {
+        if req.actions.is_empty() || req.actions.len() > 50 {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "actions must hold 1 to 50 steps",
+            )
+            .into());
+        }
+        let info = self.backend.info().await?;
+        let state = self
+            .states
+            .load(&req.state_id, &self.issuer(&info.desktop))?;
+        let window = WindowId(req.window_id.clone());
+        if state.window != window {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "state {} observed window {}, not {}",
+                    state.state_id, state.window, window
+                ),
+            )
+            .with_suggestion("Pass the window_id the state was taken of, or observe this window.")
+            .into());
+        }
+        let plans = req
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| plan(i, spec, &state, self.config.max_type_chars as usize))
+            .collect::<Result<Vec<_>>>()?;
+        if plans.iter().any(uses_coordinates) {
+            self.check_geometry(&window, &state).await?;
+            if state.window_bounds.is_none() {
+                self.backend.check_coordinates(&window).await?;
+            }
+        }
+        let mut sender = Sender::new(
+            self,
+            &window,
+            "gui_action",
+            req.confirm_dangerous,
+            Some(&state.state_id),
+        );
+        for blocked in self.blocked_steps(&plans, &state) {
+            let title = self.title_of(&window).await;
+            let (step, rule) = (blocked.step, blocked.matched_rule.clone());
+            let approved = self
+                .settle_blocked(&window, &title, blocked, req.confirm_dangerous)
+                .await?;
+            if approved.is_some() {
+                self.still_as_approved(&window, &state, &plans[step])
+                    .await?;
+            }
+            sender.preapproved(step, &rule, approved);
+        }
+
+        let mut results = Vec::with_capacity(plans.len());
+        if plans.iter().any(sends_input) {
+            self.activate_and_settle(&window).await;
+        }
+        // The first effect's baseline is taken right before the first input (after the gate's
+        // probes); each later one is what the previous effect check saw last.
+        sender.want_baseline();
+        let mut before = None;
+        for (step, plan) in plans.iter().enumerate() {
+            sender.begin_step(step, &req.actions[step].kind);
+            let watched = !matches!(
+                plan,
+                Plan::Wait { .. }
+                    | Plan::Point {
+                        kind: Kind::Move,
+                        ..
+                    }
+            );
+            let windows = if watched {
+                self.windows_before(&window).await
+            } else {
+                None
+            };
+            let how = match self.run(&mut sender, &state, plan).await {
+                Ok(how) => how,
+                Err(e) => {
+                    let sent = sender.sent_anything();
+                    return Err(Failure {
+                        error: step_failed(e, step, &req.actions[step].kind, &results, sent),
+                        sent,
+                    });
+                }
+            };
+            let (effect, opened) = if watched {
+                if let Some(fresh) = sender.baseline() {
+                    before = fresh;
+                }
+                let seen = self
+                    .observe_effect(&window, before.as_ref(), windows.as_ref())
+                    .await;
+                before = seen.fingerprint;
+                (seen.effect, seen.opened)
+            } else {
+                (Effect::NotChecked, None)
+            };
+            results.push(StepResult {
+                step,
+                kind: req.actions[step].kind.clone(),
+                how,
+                effect,
+                opened,
+            });
+            if effect == Effect::WindowClosed && step + 1 < plans.len() {
+                return Err(Failure {
+                    error: Error::new(
+                        ErrorCode::WindowNotFound,
+                        format!("the window closed after step {step}"),
+                    )
+                    .with_details(serde_json::json!({ "step": step + 1, "completed": results })),
+                    sent: true,
+                });
+            }
+        }
+        // A call of waits only consumes its state too.
+        sender.commit()?;
+        Ok((state, ActionResult { results }))
+    }
+
+    pub(super) async fn check_geometry(&self, window: &WindowId, state: &SavedState) -> Result<()> {
+        let windows = self.backend.list_windows().await?;
+        let now = windows.iter().find(|w| &w.id == window).ok_or_else(|| {
+            Error::new(
+                ErrorCode::WindowNotFound,
+                format!("window {window} has closed"),
+            )
+        })?;
+        if now.bounds != state.window_bounds {
+            return Err(Error::new(
+                ErrorCode::WindowMoved,
+                format!(
+                    "window {window} moved or was resized since the observation ({:?} → {:?})",
+                    state.window_bounds, now.bounds
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The steps the safety gate stops, in order.
+    fn blocked_steps(&self, plans: &[Plan], state: &SavedState) -> Vec<Blocked> {
+        let mut blocked = Vec::new();
+        // What has focus as the steps run: the observation's focus, then what a step focused.
+        let mut focused: Option<SavedElement> = state.elements.iter().find(|e| e.focused).cloned();
+        for (step, plan) in plans.iter().enumerate() {
+            // Only what the observation shows; every piece is judged again live when sent.
+            let label: Option<(String, Option<&SavedElement>)> = match plan {
+                Plan::Element { kind, element }
+                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
+                {
+                    Some((element.name.clone(), Some(element)))
+                }
+                Plan::Point { kind, at }
+                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
+                {
+                    state.element_at(*at).map(|e| (e.name.clone(), Some(e)))
+                }
+                Plan::SetValue { element, .. } => Some((element.name.clone(), Some(element))),
+                Plan::Type { text, into } => {
+                    let target = into.clone().or_else(|| focused.clone());
+                    let breaks = text.contains('\n') || text.contains('\r');
+                    let presses = text.contains(' ')
+                        && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
+                    if breaks || presses {
+                        target.map(|e| (e.name.clone(), None))
+                    } else {
+                        None
+                    }
+                }
+                Plan::Key { keys } if activating(keys) => {
+                    focused.clone().map(|e| (e.name.clone(), None))
+                }
+                _ => None,
+            }
+            .filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu));
+            match plan {
+                Plan::Element { element, .. }
+                | Plan::Focus { element }
+                | Plan::SetValue { element, .. } => {
+                    focused = Some(element.clone());
+                }
+                Plan::Type {
+                    into: Some(element),
+                    ..
+                } => focused = Some(element.clone()),
+                Plan::Point {
+                    at,
+                    kind: Kind::Click | Kind::DoubleClick,
+                } => focused = state.element_at(*at).cloned(),
+                _ => {}
+            }
+            let Some((label, element)) = label else {
+                continue;
+            };
+            if let Decision::NeedsConfirmation {
+                label,
+                matched_rule,
+            } = self.gate.check(&label)
+            {
+                let point = match plan {
+                    Plan::Point { at, .. } => Some(*at),
+                    _ => None,
+                };
+                let element = element.or_else(|| state.elements.iter().find(|e| e.name == label));
+                blocked.push(Blocked {
+                    step,
+                    action: format!("gui_action.{}", kind_name(plan)),
+                    label,
+                    matched_rule,
+                    target: element.map(|e| Target {
+                        role: e.role,
+                        name: e.name.clone(),
+                        bounds: e.bounds,
+                    }),
+                    point,
+                    element_id: element.map(|e| e.id.clone()),
+                    reason: Reason::BlockedWord,
+                    after_input: false,
+                });
+            }
+        }
+        blocked
+    }
+
+    pub(super) async fn title_of(&self, window: &WindowId) -> String {
+        self.backend
+            .list_windows()
+            .await
+            .ok()
+            .and_then(|all| all.into_iter().find(|w| &w.id == window))
+            .map(|w| w.title)
+            .unwrap_or_default()
+    }
+
+    /// After a person's yes: the element is still there with the same role and name, or for a
+    /// coordinate step the window has not moved.
+    async fn still_as_approved(
+        &self,
+        window: &WindowId,
+        state: &SavedState,
+        plan: &Plan,
+    ) -> Result<()> {
+        let element = match plan {
+            Plan::Element { element, .. }
+            | Plan::SetValue { element, .. }
+            | Plan::Focus { element } => element,
+            Plan::Type {
+                into: Some(element),
+                ..
+            } => element,
+            _ => return self.check_geometry(window, state).await,
+        };
+        self.unchanged_since_approval(window, &element.identity, element.role, &element.name)
+            .await
+    }
+}
+
+/// A step's error as the call answers it: which step, and what ran before it (`completed` is
+/// present exactly when input was sent, so the state is used).
+fn step_failed(e: Error, step: usize, kind: &str, done: &[StepResult], sent: bool) -> Error {
+    let gate = matches!(
+        e.code,
+        ErrorCode::DangerousActionNeedsConfirmation
+            | ErrorCode::ApprovalDenied
+            | ErrorCode::ApprovalTimeout
+    );
+    let message = if gate {
+        e.message.clone()
+    } else {
+        format!("step {step} ({kind}) failed: {}", e.message)
+    };
+    let mut details = match e.details.clone() {
+        Some(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    details.insert("step".into(), serde_json::json!(step));
+    if sent {
+        details.insert("completed".into(), serde_json::json!(done));
+    } else {
+        details.remove("completed");
+    }
+    Error {
+        message,
+        details: Some(serde_json::Value::Object(details)),
+        ..e
+    }
+}
+
+fn kind_name(plan: &Plan) -> &'static str {
+    match plan {
+        Plan::Element { kind, .. } | Plan::Point { kind, .. } => match kind {
+            Kind::Click => "click",
+            Kind::DoubleClick => "double_click",
+            Kind::RightClick => "right_click",
+            Kind::Move => "move",
+            Kind::Scroll { .. } => "scroll",
+        },
+        Plan::Drag { .. } => "drag",
+        Plan::Type { .. } => "type",
+        Plan::Key { .. } => "key",
+        Plan::SetValue { .. } => "set_value",
+        Plan::Focus { .. } => "focus",
+        Plan::Wait { .. } => "wait",
+    }
+}
+
+/// Keys that press the focused element (Return, space), as the observation can judge them.
+fn activating(keys: &str) -> bool {
+    cu_core::keys::parse_combo(keys).is_ok_and(|k| {
+        matches!(
+            activation::reach_of_combo(&k),
+            Reach::Enter | Reach::Space | Reach::DeleteKey
+        )
+    })
+}
+
+fn uses_coordinates(plan: &Plan) -> bool {
+    matches!(plan, Plan::Point { .. } | Plan::Drag { .. })
+}
+
+/// Most scroll notches one step sends each way.
+const MAX_SCROLL: u32 = 100;
+/// Longest key combination accepted, in characters.
+const MAX_COMBO_CHARS: usize = 64;
+
+fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
+    let chars = text.chars().count();
+    if chars > max_chars {
+        return Err(Error::new(
+            ErrorCode::TextTooLong,
+            format!("step {step}: text has {chars} characters; at most {max_chars} are typed"),
+        )
+        .with_details(serde_json::json!({ "step": step })));
+    }
+    Ok(())
+}
+
+/// A combination the backends can press: known key names, a bounded number of keys.
+fn check_combo(step: usize, combo: &str) -> Result<()> {
+    if combo.chars().count() > MAX_COMBO_CHARS {
+        return Err(bad(
+            step,
+            format!("a key combination has at most {MAX_COMBO_CHARS} characters"),
+        ));
+    }
+    let keys = cu_core::keys::parse_combo(combo).map_err(|m| {
+        bad(
+            step,
+            format!("{m}; use names such as Return, Tab, ctrl+s, alt+F4"),
+        )
+    })?;
+    if keys.len() > activation::MAX_COMBO_KEYS {
+        return Err(bad(
+            step,
+            format!(
+                "a key combination holds at most {} keys",
+                activation::MAX_COMBO_KEYS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Validates one step against the state: ids exist, points lie inside the window, texts and
+/// key combinations are within bounds, so nothing is refused after the state is used.
+fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) -> Result<Plan> {
+    let element = |id: &Option<String>| -> Result<Option<SavedElement>> {
+        match id {
+            None => Ok(None),
+            Some(id) if id.starts_with('@') => Err(bad(
+                step,
+                format!("{id:?}: use element ids as gui_state returned them (e7), without @"),
+            )),
+            Some(id) => state.element(id).cloned().map(Some).map_err(|e| Error {
+                message: format!("step {step}: {}", e.message),
+                ..e
+            }),
+        }
+    };
+    let bounds = state
+        .window_bounds
+        .map(|b| Rect::new(0, 0, b.width, b.height))
+        .or_else(|| {
+            state
+                .window_size
+                .map(|s| Rect::new(0, 0, s.width, s.height))
+        });
+    let point = |x: Option<i32>, y: Option<i32>| -> Result<Option<Point>> {
+        match (x, y) {
+            (None, None) => Ok(None),
+            (Some(x), Some(y)) => {
+                let p = Point::new(x, y);
+                match bounds {
+                    Some(b) if b.contains(p) => Ok(Some(p)),
+                    Some(b) => Err(Error::new(
+                        ErrorCode::OutOfWindow,
+                        format!(
+                            "step {step}: ({x}, {y}) is outside the window (0, 0, {}, {})",
+                            b.width, b.height
+                        ),
+                    )),
+                    None => Err(Error::new(
+                        ErrorCode::ActionNotSupported,
+                        "this window's position is unknown; use element ids",
+                    )),
+                }
+            }
+            _ => Err(bad(step, "give both x and y")),
+        }
+    };
+    let target = |spec: &ActionSpec| -> Result<(Option<SavedElement>, Option<Point>)> {
+        let e = element(&spec.element_id)?;
+        let p = point(spec.x, spec.y)?;
+        if e.is_some() == p.is_some() {
+            return Err(bad(step, "give either element_id or x and y"));
+        }
+        Ok((e, p))
+    };
+    let pointer_plan = |kind: Kind| -> Result<Plan> {
+        Ok(match target(spec)? {
+            (Some(element), _) => Plan::Element { kind, element },
+            (_, Some(at)) => Plan::Point { kind, at },
+            _ => return Err(bad(step, "no target")),
+        })
+    };
+    let need_element = || -> Result<SavedElement> {
+        element(&spec.element_id)?
+            .ok_or_else(|| bad(step, format!("{} needs element_id", spec.kind)))
+    };
+    match spec.kind.as_str() {
+        "click" => pointer_plan(Kind::Click),
+        "double_click" => pointer_plan(Kind::DoubleClick),
+        "right_click" => pointer_plan(Kind::RightClick),
+        "move" => pointer_plan(Kind::Move),
+        "scroll" => {
+            let (dx, dy) = (spec.dx.unwrap_or(0), spec.dy.unwrap_or(3));
+            if dx.unsigned_abs() > MAX_SCROLL || dy.unsigned_abs() > MAX_SCROLL {
+                return Err(bad(
+                    step,
+                    format!("scroll at most {MAX_SCROLL} notches each way"),
+                ));
+            }
+            pointer_plan(Kind::Scroll { dx, dy })
+        }
+        "drag" => {
+            let from = match target(spec)? {
+                (Some(e), _) => center(&e)?,
+                (_, Some(p)) => p,
+                _ => return Err(bad(step, "no start")),
+            };
+            let to = match (element(&spec.to_element_id)?, point(spec.to_x, spec.to_y)?) {
+                (Some(e), None) => center(&e)?,
+                (None, Some(p)) => p,
+                _ => return Err(bad(step, "drag needs to_element_id or to_x and to_y")),
+            };
+            Ok(Plan::Drag { from, to })
+        }
+        "type" => {
+            let text = spec
+                .text
+                .clone()
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| bad(step, "type needs text"))?;
+            within_limit(step, &text, max_chars)?;
+            Ok(Plan::Type {
+                text,
+                into: element(&spec.element_id)?,
+            })
+        }
+        "key" => {
+            let keys = spec
+                .keys
+                .clone()
+                .filter(|k| !k.trim().is_empty())
+                .ok_or_else(|| bad(step, "key needs keys"))?;
+            check_combo(step, &keys)?;
+            Ok(Plan::Key { keys })
+        }
+        "set_value" => {
+            let value = spec
+                .text
+                .clone()
+                .ok_or_else(|| bad(step, "set_value needs text (the new value)"))?;
+            within_limit(step, &value, max_chars)?;
+            Ok(Plan::SetValue {
+                element: need_element()?,
+                value,
+            })
+        }
+        "focus" => Ok(Plan::Focus {
+            element: need_element()?,
+        }),
+        "wait" => {
+            let ms = spec.ms.unwrap_or(500);
+            if ms > 10_000 {
+                return Err(bad(step, "wait at most 10000 ms"));
+            }
+            Ok(Plan::Wait { ms })
+        }
+        other => Err(bad(
+            step,
+            format!(
+                "unknown action type {other:?}; use one of {}",
+                ACTION_TYPES.join(", ")
+            ),
+        )),
+    }
+}

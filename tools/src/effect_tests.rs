@@ -1,0 +1,226 @@
+//! What acting tools report of a step's effect, against the scripted backend: a changed window,
+//! no change, the window closed (and not when it is only unreadable for a moment), and a window
+//! opened by the step (named in `opened`), through both `gui_action` and `click`.
+
+use cu_backend_scripted::{Call, Reaction, Scripted};
+use cu_core::geometry::{Point, Rect};
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::ErrorCode;
+
+use super::steps::{Opened, WindowsBefore};
+use super::test_support::{block_on, on, service};
+use super::{ActionRequest, ClickRequest, Effect, Service, StateRequest};
+
+const EDITOR: &str = r#"app: editor
+title: notes.txt - Editor
+---
+window "notes.txt - Editor" @0,0 400x300
+  button "Save As…" @10,10 90x30
+  button "Close" @110,10 90x30
+  button "Bold" @210,10 90x30
+  button "Nothing" @310,10 80x30
+"#;
+
+const SAVE_AS: &str = r#"app: editor
+title: Save As
+---
+dialog "Save As" @0,0 300x200
+  button "Save" @10,150 90x30
+"#;
+
+struct Lab {
+    backend: Scripted,
+    service: Service,
+    window: WindowId,
+    _dir: tempfile::TempDir,
+}
+
+fn lab() -> Lab {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Scripted::new();
+    let window = backend.open(EDITOR, Point::new(100, 100)).unwrap();
+    backend.on_press("Save As…", Reaction::Open(SAVE_AS.into()));
+    backend.on_press("Close", Reaction::Close);
+    backend.on_press(
+        "Bold",
+        Reaction::Rename {
+            from: "Nothing".into(),
+            to: "Something".into(),
+        },
+    );
+    let service = service(&backend, dir.path(), 50);
+    Lab {
+        backend,
+        service,
+        window,
+        _dir: dir,
+    }
+}
+
+impl Lab {
+    /// Clicks the button `name` by its element id through `gui_action`.
+    async fn click_by_id(&self, name: &str) -> super::StepResult {
+        let state = self
+            .service
+            .gui_state(&StateRequest {
+                window_id: self.window.0.clone(),
+                ..StateRequest::default()
+            })
+            .await
+            .unwrap();
+        let id = state
+            .outline
+            .lines()
+            .find(|l| l.contains(&format!("\"{name}\"")))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap()
+            .to_owned();
+        let answer = self
+            .service
+            .gui_action(&ActionRequest {
+                window_id: self.window.0.clone(),
+                state_id: state.state_id,
+                actions: vec![on("click", &id)],
+                confirm_dangerous: false,
+            })
+            .await
+            .unwrap();
+        answer.results.into_iter().next().unwrap()
+    }
+
+    /// Clicks the button `name` by its label through `click`.
+    async fn click_by_label(&self, name: &str) -> super::ClickStep {
+        let answer = self
+            .service
+            .click(&ClickRequest {
+                app: self.window.0.clone(),
+                target: Some(name.into()),
+                ..ClickRequest::default()
+            })
+            .await
+            .unwrap();
+        answer.results.into_iter().next().unwrap()
+    }
+
+    fn opened_title(&self) -> String {
+        let windows = block_on(async { self.backend_windows().await });
+        windows
+            .into_iter()
+            .find(|w| w.id != self.window)
+            .map(|w| w.title)
+            .unwrap_or_default()
+    }
+
+    async fn backend_windows(&self) -> Vec<WindowInfo> {
+        use cu_core::backend::Backend as _;
+        self.backend.list_windows().await.unwrap()
+    }
+}
+
+#[test]
+fn a_click_that_opens_a_dialog_says_window_opened_and_names_it() {
+    let lab = lab();
+    let step = block_on(lab.click_by_id("Save As…"));
+    assert_eq!(step.effect, Effect::WindowOpened);
+    let opened = step.opened.unwrap();
+    assert_eq!(opened.title, "Save As");
+    assert_eq!(lab.opened_title(), "Save As");
+    assert_ne!(opened.window_id, lab.window.0);
+}
+
+#[test]
+fn click_by_label_says_window_opened_too() {
+    let lab = lab();
+    let step = block_on(lab.click_by_label("Save As…"));
+    assert_eq!(step.effect, Effect::WindowOpened);
+    assert_eq!(step.opened.map(|o| o.title).as_deref(), Some("Save As"));
+}
+
+#[test]
+fn a_change_inside_the_window_is_changed_with_no_window_named() {
+    let lab = lab();
+    let step = block_on(lab.click_by_id("Bold"));
+    assert_eq!(step.effect, Effect::Changed);
+    assert_eq!(step.opened, None);
+}
+
+#[test]
+fn nothing_happening_is_no_change() {
+    let lab = lab();
+    let step = block_on(lab.click_by_label("Nothing"));
+    assert_eq!(step.effect, Effect::NoChange);
+    assert_eq!(step.opened, None);
+}
+
+#[test]
+fn a_closed_window_is_window_closed() {
+    let lab = lab();
+    let step = block_on(lab.click_by_id("Close"));
+    assert_eq!(step.effect, Effect::WindowClosed);
+    assert_eq!(step.opened, None);
+    assert!(lab.backend.presses().contains(&"Close".to_owned()));
+}
+
+/// Mousepad's main window could not be read for a moment while its Save As dialog opened, and
+/// the step said `window_closed` although the window was still there: a window is closed only
+/// when it is also no longer listed.
+#[test]
+fn regression_a_window_unreadable_for_a_moment_is_not_closed() {
+    let lab = lab();
+    lab.backend
+        .fail_next(Call::Snapshot, ErrorCode::WindowNotFound);
+    let seen = block_on(lab.service.observe_effect(&lab.window, Some(&1), None));
+    assert_eq!(seen.effect, Effect::Changed);
+    let step = block_on(lab.click_by_id("Close"));
+    assert_eq!(
+        step.effect,
+        Effect::WindowClosed,
+        "a real close still is one"
+    );
+}
+
+fn window(id: &str, app: &str, pid: Option<u32>) -> WindowInfo {
+    WindowInfo {
+        id: WindowId(id.into()),
+        app: app.into(),
+        title: format!("{app} {id}"),
+        pid,
+        bounds: Some(Rect::new(0, 0, 10, 10)),
+        focused: false,
+        minimized: false,
+    }
+}
+
+/// Only a new window of the acted application counts: by process where both are known, by
+/// application name where not; a window that was already there, or another app's, never does.
+#[test]
+fn an_opened_window_is_a_new_one_of_the_same_application() {
+    let acted = WindowId("w1".into());
+    let before = vec![
+        window("w1", "editor", Some(7)),
+        window("w2", "editor", Some(7)),
+    ];
+    let baseline = WindowsBefore::new(&acted, before.clone()).unwrap();
+    let opened = |now: Vec<WindowInfo>| baseline.opened(&now).map(|o: Opened| o.window_id);
+    assert_eq!(opened(before.clone()), None, "nothing new");
+    let mut other_app = before.clone();
+    other_app.push(window("w3", "chat", Some(9)));
+    assert_eq!(opened(other_app), None, "another process's window");
+    let mut same_name_other_pid = before.clone();
+    same_name_other_pid.push(window("w4", "editor", Some(8)));
+    assert_eq!(opened(same_name_other_pid), None, "another editor process");
+    let mut dialog = before.clone();
+    dialog.push(window("w5", "editor", Some(7)));
+    assert_eq!(opened(dialog).as_deref(), Some("w5"));
+    let mut no_pid = before;
+    no_pid.push(window("w6", "editor", None));
+    assert_eq!(
+        opened(no_pid).as_deref(),
+        Some("w6"),
+        "same app, pid unknown"
+    );
+    assert!(
+        WindowsBefore::new(&WindowId("gone".into()), vec![]).is_none(),
+        "no baseline without the acted window"
+    );
+}

@@ -1,0 +1,661 @@
+//! The safety gate on every input path, against the scripted backend (milliseconds per case).
+//!
+//! Each case of the gate issue is here: a space typed into a focused "Delete" button, a drag that
+//! starts and ends on it, Tab then space or Return, a click at its point in an observation that
+//! did not list it, an unnamed button shown by its label, a label that changed since the
+//! observation, access keys, the Delete key, Return in a single-line field with a dangerous
+//! default button, and malformed keys that must not use up the state. The property test at the
+//! end throws random action sequences at a dialog with a blocked button.
+
+use cu_backend_scripted::{Call, Reaction, Scripted, DESKTOP};
+use cu_core::element::DesktopInstance;
+use cu_core::geometry::Point;
+use cu_core::window::WindowId;
+use cu_core::ErrorCode;
+
+use super::test_support::{block_on, on, service, step};
+use super::{ActionRequest, ActionSpec, Service, StateRequest};
+
+/// The zenity question dialog of the fixtures: OK is "Delete" (an unnamed button showing its
+/// label, with the access key D), Cancel has focus, Delete is the default.
+const DIALOG: &str = r#"app: zenity
+title: Question
+---
+dialog "Question" @0,0 400x160
+  label "Delete the file?" @10,10 380x20
+  text_input "Name" @10,40 200x24
+  menu "Format" @220,40 60x24
+  button "Cancel" @10,110 90x30 [focused]
+  button @110,110 90x30 [default]
+    label "_Delete" @120,115 70x20
+  button "Next" @210,110 90x30
+  list "Files" @300,40 90x60
+    list_item "notes.txt" @300,40 90x20
+"#;
+
+struct Lab {
+    backend: Scripted,
+    service: Service,
+    window: WindowId,
+    _dir: tempfile::TempDir,
+}
+
+fn lab() -> Lab {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    let backend = Scripted::new();
+    let window = match backend.open(DIALOG, Point::new(100, 100)) {
+        Ok(w) => w,
+        Err(e) => panic!("{e}"),
+    };
+    let service = service(&backend, dir.path(), 5);
+    Lab {
+        backend,
+        service,
+        window,
+        _dir: dir,
+    }
+}
+
+impl Lab {
+    /// `gui_state`, optionally limited; returns (state_id, outline).
+    async fn observe(&self, max_elements: Option<usize>) -> (String, String) {
+        self.observe_with(StateRequest {
+            window_id: self.window.0.clone(),
+            max_elements,
+            ..StateRequest::default()
+        })
+        .await
+    }
+
+    async fn observe_with(&self, req: StateRequest) -> (String, String) {
+        match self.service.gui_state(&req).await {
+            Ok(s) => (s.state_id, s.outline),
+            Err(e) => panic!("gui_state: {}", e.message),
+        }
+    }
+
+    /// The id of the outline line naming `name`.
+    fn id(outline: &str, name: &str) -> String {
+        outline
+            .lines()
+            .find(|l| l.contains(&format!("\"{name}\"")))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no {name:?} in\n{outline}"))
+    }
+
+    async fn act(
+        &self,
+        state: &str,
+        actions: Vec<ActionSpec>,
+        confirm: bool,
+    ) -> cu_core::Result<super::ActionResult> {
+        self.service
+            .gui_action(&ActionRequest {
+                window_id: self.window.0.clone(),
+                state_id: state.to_owned(),
+                actions,
+                confirm_dangerous: confirm,
+            })
+            .await
+    }
+
+    /// The state can still be used (not consumed, not expired).
+    fn usable(&self, state: &str) -> bool {
+        self.service
+            .states
+            .load(state, &DesktopInstance(DESKTOP.into()))
+            .is_ok()
+    }
+
+    /// The `result` of every audit line so far.
+    fn audit_results(&self) -> Vec<String> {
+        let text =
+            std::fs::read_to_string(self._dir.path().join("actions.log")).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|v| v["result"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn pressed_delete(&self) -> bool {
+        self.backend.presses().iter().any(|p| p.contains("Delete"))
+    }
+}
+
+fn key(keys: &str) -> ActionSpec {
+    ActionSpec {
+        keys: Some(keys.into()),
+        ..step("key")
+    }
+}
+
+fn typed(text: &str, into: Option<&str>) -> ActionSpec {
+    ActionSpec {
+        text: Some(text.into()),
+        element_id: into.map(str::to_owned),
+        ..step("type")
+    }
+}
+
+fn at(kind: &str, x: i32, y: i32) -> ActionSpec {
+    ActionSpec {
+        x: Some(x),
+        y: Some(y),
+        ..step(kind)
+    }
+}
+
+/// Refused with DANGEROUS_ACTION_NEEDS_CONFIRMATION, the button not pressed; with confirmation
+/// the same call presses it.
+fn refused_then_confirmed(build: impl Fn(&str) -> Vec<ActionSpec>, state_survives: bool) {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let delete = Lab::id(&outline, "_Delete");
+        let e = lab.act(&state, build(&delete), false).await.err();
+        assert_eq!(
+            e.as_ref().map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation),
+            "{e:?}"
+        );
+        assert!(
+            !lab.pressed_delete(),
+            "pressed: {:?}",
+            lab.backend.presses()
+        );
+        if state_survives {
+            assert!(
+                lab.backend.inputs().is_empty(),
+                "{:?}",
+                lab.backend.inputs()
+            );
+            assert!(lab.usable(&state), "a refused call left its state usable");
+        }
+        let lab = self::lab();
+        let (state, outline) = lab.observe(None).await;
+        let delete = Lab::id(&outline, "_Delete");
+        let done = lab.act(&state, build(&delete), true).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert!(
+            lab.pressed_delete(),
+            "confirmed: {:?}",
+            lab.backend.presses()
+        );
+    });
+}
+
+#[test]
+fn regression_space_typed_into_a_focused_delete_button_presses_it() {
+    refused_then_confirmed(|d| vec![typed(" ", Some(d))], true);
+}
+
+#[test]
+fn regression_drag_that_starts_and_ends_on_delete() {
+    refused_then_confirmed(
+        |d| {
+            vec![ActionSpec {
+                to_element_id: Some(d.into()),
+                ..on("drag", d)
+            }]
+        },
+        true,
+    );
+}
+
+#[test]
+fn regression_tab_then_space_from_cancel() {
+    refused_then_confirmed(|_| vec![typed("\t ", None)], false);
+}
+
+#[test]
+fn regression_tab_key_then_return_key() {
+    refused_then_confirmed(|_| vec![key("Tab"), key("Return")], false);
+}
+
+#[test]
+fn regression_click_at_a_point_the_observation_did_not_list() {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(Some(1)).await;
+        assert!(!outline.contains("Delete\""), "{outline}");
+        let e = lab
+            .act(&state, vec![at("click", 150, 125)], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.backend.inputs().is_empty());
+        assert!(lab.usable(&state));
+    });
+}
+
+#[test]
+fn regression_malformed_key_does_not_use_up_the_state() {
+    let lab = lab();
+    block_on(async {
+        let (state, _) = lab.observe(None).await;
+        for bad in [
+            "ctrl+frobnicate",
+            "ctrl+alt+shift+super+ctrl+alt+x",
+            &"a+".repeat(40),
+        ] {
+            let e = lab
+                .act(&state, vec![key("Tab"), key(bad)], false)
+                .await
+                .err();
+            assert_eq!(e.map(|e| e.code), Some(ErrorCode::InvalidArgument), "{bad}");
+        }
+        let long = "x".repeat(5000);
+        let e = lab.act(&state, vec![typed(&long, None)], false).await.err();
+        assert_eq!(e.map(|e| e.code), Some(ErrorCode::TextTooLong));
+        assert!(lab.backend.inputs().is_empty());
+        assert!(lab.usable(&state));
+    });
+}
+
+#[test]
+fn the_audit_says_refused_or_failed_by_what_was_sent_not_by_the_error_text() {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        // Refused before any input: a malformed key.
+        let e = lab
+            .act(&state, vec![key("ctrl+frobnicate")], false)
+            .await
+            .err();
+        assert_eq!(e.map(|e| e.code), Some(ErrorCode::InvalidArgument));
+        // Failed after input: Tab went out, then pressing "Next" failed.
+        let next = Lab::id(&outline, "Next");
+        lab.backend
+            .fail_next(Call::Perform, ErrorCode::ActionFailed);
+        let e = lab
+            .act(&state, vec![key("Tab"), on("click", &next)], false)
+            .await
+            .err();
+        assert_eq!(e.map(|e| e.code), Some(ErrorCode::ActionFailed));
+        // Acted: one line per step.
+        let (state, _) = lab.observe(None).await;
+        let ok = lab.act(&state, vec![key("Tab"), key("Tab")], false).await;
+        assert!(ok.is_ok(), "{ok:?}");
+        assert_eq!(lab.audit_results(), ["refused", "failed", "ok", "ok"]);
+    });
+}
+
+#[test]
+fn regression_a_window_a_modal_dialog_blocks_used_up_the_state() {
+    // LibreOffice's "Confirm File Format" over its document: the key was refused by the window
+    // manager after the call's state was claimed, so the agent had to observe again for nothing.
+    let lab = lab();
+    block_on(async {
+        let (state, _) = lab.observe(None).await;
+        lab.backend
+            .fail_next(Call::Activate, ErrorCode::WindowBlocked);
+        let e = lab.act(&state, vec![key("ctrl+s")], false).await.err();
+        assert_eq!(e.map(|e| e.code), Some(ErrorCode::WindowBlocked));
+        assert!(lab.backend.inputs().is_empty());
+        assert!(lab.usable(&state), "the refused call left its state usable");
+        let done = lab.act(&state, vec![key("ctrl+s")], false).await;
+        assert!(done.is_ok(), "once the dialog is answered: {done:?}");
+        // Where windows cannot be brought to the front at all (Wayland), input still goes.
+        let (state, _) = lab.observe(None).await;
+        lab.backend
+            .fail_next(Call::Activate, ErrorCode::ActionNotSupported);
+        let done = lab.act(&state, vec![key("ctrl+s")], false).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.inputs().len(), 2);
+    });
+}
+
+#[test]
+fn an_unnamed_button_is_judged_by_the_label_it_shows() {
+    refused_then_confirmed(|d| vec![on("click", d)], true);
+}
+
+#[test]
+fn access_keys_and_the_delete_key_are_judged() {
+    refused_then_confirmed(|_| vec![key("alt+d")], true);
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let item = Lab::id(&outline, "notes.txt");
+        let e = lab
+            .act(&state, vec![on("focus", &item), key("Delete")], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(!lab.pressed_delete());
+    });
+}
+
+#[test]
+fn return_in_a_single_line_field_is_judged_as_the_default_button() {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let name = Lab::id(&outline, "Name");
+        let e = lab
+            .act(&state, vec![typed("report\n", Some(&name))], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(!lab.pressed_delete());
+        // Spaces typed into the field are text, not presses.
+        let (state, outline) = lab.observe(None).await;
+        let name = Lab::id(&outline, "Name");
+        let done = lab
+            .act(&state, vec![typed("my report v2", Some(&name))], false)
+            .await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(
+            lab.backend.value_of("Name").as_deref(),
+            Some("my report v2")
+        );
+    });
+}
+
+#[test]
+fn a_label_that_changed_since_the_observation_is_judged_as_it_is_now() {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let next = Lab::id(&outline, "Next");
+        lab.backend.rename("Next", "Pay");
+        let e = lab.act(&state, vec![on("click", &next)], false).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.backend.presses().is_empty());
+        assert!(lab.usable(&state));
+    });
+}
+
+#[test]
+fn a_later_step_is_judged_on_what_an_earlier_step_changed() {
+    let lab = lab();
+    block_on(async {
+        lab.backend.on_press(
+            "Cancel",
+            Reaction::Rename {
+                from: "Next".into(),
+                to: "Pay now".into(),
+            },
+        );
+        let (state, outline) = lab.observe(None).await;
+        let (cancel, next) = (Lab::id(&outline, "Cancel"), Lab::id(&outline, "Next"));
+        let e = lab
+            .act(
+                &state,
+                vec![on("click", &cancel), on("click", &next)],
+                false,
+            )
+            .await
+            .err();
+        let e = e.unwrap_or_else(|| panic!("the second step ran"));
+        assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation);
+        let completed = e.details.as_ref().and_then(|d| d.get("completed"));
+        assert_eq!(
+            completed.and_then(|c| c.as_array()).map(Vec::len),
+            Some(1),
+            "{e:?}"
+        );
+        assert_eq!(lab.backend.presses(), vec!["Cancel".to_owned()]);
+    });
+}
+
+#[test]
+fn opening_a_menu_is_not_an_action() {
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab
+            .observe_with(StateRequest {
+                window_id: lab.window.0.clone(),
+                all: true,
+                ..StateRequest::default()
+            })
+            .await;
+        let format = Lab::id(&outline, "Format");
+        let done = lab.act(&state, vec![on("click", &format)], false).await;
+        assert!(done.is_ok(), "{done:?}");
+        let (state, _) = lab.observe(None).await;
+        let done = lab.act(&state, vec![at("click", 240, 50)], false).await;
+        assert!(done.is_ok(), "a click on the menu by point: {done:?}");
+    });
+}
+
+#[test]
+fn no_element_at_a_point_or_a_failed_hit_test_fails_closed() {
+    let lab = lab();
+    block_on(async {
+        let (state, _) = lab.observe(None).await;
+        let e = lab
+            .act(&state, vec![at("click", 395, 155)], false)
+            .await
+            .err();
+        let rule = e
+            .as_ref()
+            .and_then(|e| e.details.as_ref())
+            .and_then(|d| d.get("matched_rule"))
+            .and_then(|r| r.as_str());
+        assert_eq!(rule, Some(super::guard::UNKNOWN_RECEIVER), "{e:?}");
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        lab.backend.fail_next(Call::ElementAt, ErrorCode::Timeout);
+        let e = lab
+            .act(&state, vec![at("click", 50, 125)], false)
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.backend.inputs().is_empty());
+        let done = lab.act(&state, vec![at("click", 50, 125)], false).await;
+        assert!(done.is_ok(), "Cancel by point: {done:?}");
+        assert_eq!(lab.backend.presses(), vec!["Cancel".to_owned()]);
+    });
+}
+
+#[test]
+fn focus_that_cannot_be_read_fails_closed_for_activating_keys() {
+    let lab = lab();
+    block_on(async {
+        let (state, _) = lab.observe(None).await;
+        lab.backend.fail_next(Call::Focused, ErrorCode::Timeout);
+        let e = lab.act(&state, vec![key("space")], false).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.usable(&state));
+    });
+}
+
+#[test]
+fn click_and_type_text_by_label_go_through_the_same_gate() {
+    let lab = lab();
+    block_on(async {
+        let req = super::ClickRequest {
+            app: "zenity".into(),
+            target: Some("Cancel".into()),
+            steps: None,
+            confirm_dangerous: false,
+        };
+        let done = lab.service.click(&req).await;
+        assert!(done.is_ok(), "{done:?}");
+        let req = super::ClickRequest {
+            target: Some("Delete".into()),
+            ..req
+        };
+        let e = lab.service.click(&req).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert_eq!(lab.backend.presses(), vec!["Cancel".to_owned()]);
+        let typed = lab
+            .service
+            .type_text(&super::TypeRequest {
+                app: "zenity".into(),
+                target: "Name".into(),
+                text: "a b c".into(),
+                confirm_dangerous: false,
+            })
+            .await;
+        assert!(typed.is_ok(), "{typed:?}");
+        assert_eq!(lab.backend.value_of("Name").as_deref(), Some("a b c"));
+    });
+}
+
+#[test]
+fn the_desktop_page_is_never_operated_by_the_tools() {
+    let lab = lab();
+    block_on(async {
+        let page = format!(
+            "title: {} — Chromium\n---\nwindow \"page\" @0,0 300x100\n  button \"Approve\" @10,10 80x30\n",
+            super::guard::DESKTOP_PAGE_TITLE
+        );
+        let w = match lab.backend.open(&page, Point::new(0, 0)) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        };
+        let (state, outline) = lab
+            .observe_with(StateRequest {
+                window_id: w.0.clone(),
+                ..StateRequest::default()
+            })
+            .await;
+        let approve = Lab::id(&outline, "Approve");
+        for actions in [
+            vec![on("click", &approve)],
+            vec![at("click", 50, 25)],
+            vec![key("Return")],
+        ] {
+            let e = lab
+                .service
+                .gui_action(&ActionRequest {
+                    window_id: w.0.clone(),
+                    state_id: state.clone(),
+                    actions,
+                    confirm_dangerous: true,
+                })
+                .await
+                .err();
+            assert_eq!(e.map(|e| e.code), Some(ErrorCode::Unauthorized));
+        }
+        assert!(lab.backend.presses().is_empty());
+        assert!(lab.usable(&state));
+    });
+}
+
+mod property {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// One random step: any type, random ids of the observation, points in and around the
+    /// window, texts with spaces, tabs and line breaks, keys that move focus and activate.
+    fn any_step(ids: usize) -> impl Strategy<Value = ActionSpec> {
+        let id = (1..=ids + 1).prop_map(|n| format!("e{n}"));
+        let kinds = prop::sample::select(
+            crate::action::ACTION_TYPES
+                .into_iter()
+                .filter(|k| *k != "wait")
+                .collect::<Vec<_>>(),
+        );
+        let text = prop::collection::vec(
+            prop::sample::select(vec![" ", "\t", "\n", "a", "d", "x", "\r\n"]),
+            1..6,
+        )
+        .prop_map(|v| v.concat());
+        let keys = prop::sample::select(vec![
+            "Tab",
+            "shift+Tab",
+            "Return",
+            "KP_Enter",
+            "space",
+            "alt+d",
+            "d",
+            "Delete",
+            "Down",
+            "ctrl+Return",
+            "shift+space",
+            "Escape",
+        ]);
+        (
+            kinds,
+            prop::option::of(id.clone()),
+            prop::option::of((0..420i32, 0..180i32)),
+            prop::option::of(id),
+            text,
+            keys,
+        )
+            .prop_map(|(kind, element, point, to, text, keys)| {
+                let mut s = step(kind);
+                match kind {
+                    "type" => {
+                        s.text = Some(text);
+                        s.element_id = element;
+                    }
+                    "key" => s.keys = Some(keys.into()),
+                    "set_value" => {
+                        s.text = Some(text);
+                        s.element_id = element;
+                    }
+                    "drag" => {
+                        s.element_id = element;
+                        s.to_element_id = to;
+                        if s.element_id.is_none() {
+                            (s.x, s.y) = (point.map(|p| p.0), point.map(|p| p.1));
+                        }
+                        if s.to_element_id.is_none() {
+                            (s.to_x, s.to_y) = (Some(155), Some(125));
+                        }
+                    }
+                    _ => match (element, point) {
+                        (Some(e), _) => s.element_id = Some(e),
+                        (None, Some((x, y))) => (s.x, s.y) = (Some(x), Some(y)),
+                        (None, None) => s.element_id = Some("e2".into()),
+                    },
+                }
+                s
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// Whatever the sequence, the blocked button is never pressed without confirmation, and
+        /// a call refused before sending anything leaves its state usable.
+        #[test]
+        fn the_blocked_button_is_never_pressed_without_confirmation(
+            steps in prop::collection::vec(any_step(9), 1..=6),
+            max_elements in prop::option::of(1usize..10),
+        ) {
+            let lab = lab();
+            block_on(async {
+                let (state, _) = lab.observe(max_elements).await;
+                let outcome = lab.act(&state, steps.clone(), false).await;
+                prop_assert!(!lab.pressed_delete(), "pressed {:?} with {steps:?} -> {outcome:?}", lab.backend.presses());
+                if outcome.is_err() && lab.backend.inputs().is_empty() {
+                    prop_assert!(lab.usable(&state), "refused {steps:?} used up its state: {outcome:?}");
+                }
+                Ok(())
+            })?;
+        }
+    }
+}

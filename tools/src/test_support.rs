@@ -1,0 +1,56 @@
+//! What the service tests over the scripted backend share: a runtime, a service over a scripted
+//! desktop, and `gui_action` steps.
+
+use std::sync::Arc;
+
+use cu_backend_scripted::Scripted;
+use cu_core::config::Config;
+
+use super::{ActionSpec, Service};
+
+/// Runs `f` to completion on a current-thread runtime with timers.
+pub(crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(rt) => rt.block_on(f),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A service over `backend`, its sessions in `dir`, watching each step's effect for
+/// `effect_wait_ms` (the scripted backend's effects are immediate).
+pub(crate) fn service(backend: &Scripted, dir: &std::path::Path, effect_wait_ms: u64) -> Service {
+    let mut config = Config::defaults(&|_| None);
+    config.sessions_dir = dir.to_path_buf();
+    let mut service = Service::new(Arc::new(backend.clone()), config);
+    service.effect_wait = std::time::Duration::from_millis(effect_wait_ms);
+    service
+}
+
+/// A step of `kind` with nothing else set.
+pub(crate) fn step(kind: &str) -> ActionSpec {
+    ActionSpec {
+        kind: kind.into(),
+        element_id: None,
+        x: None,
+        y: None,
+        to_element_id: None,
+        to_x: None,
+        to_y: None,
+        text: None,
+        keys: None,
+        dx: None,
+        dy: None,
+        ms: None,
+    }
+}
+
+/// A step of `kind` on element `id`.
+pub(crate) fn on(kind: &str, id: &str) -> ActionSpec {
+    ActionSpec {
+        element_id: Some(id.into()),
+        ..step(kind)
+    }
+}
