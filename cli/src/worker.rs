@@ -59,7 +59,6 @@ pub(crate) async fn run(
     Ok(CuExit::Success)
 }
 
-#[cfg(feature = "tls")]
 fn self_signed_files(
     config: &Config,
     listen: &std::net::SocketAddr,
@@ -69,7 +68,7 @@ fn self_signed_files(
         "127.0.0.1".to_owned(),
         listen.ip().to_string(),
     ];
-    let made = cu_remote::tls::self_signed(&config.sessions_dir.join("worker-tls"), &names)?;
+    let made = cu_remote::self_signed(&config.sessions_dir.join("worker-tls"), &names)?;
     tracing::info!(fingerprint = %made.fingerprint, "self-signed worker certificate");
     Ok((
         cu_mcp::http::TlsFiles {
@@ -77,17 +76,6 @@ fn self_signed_files(
             key: made.key,
         },
         made.fingerprint,
-    ))
-}
-
-#[cfg(not(feature = "tls"))]
-fn self_signed_files(
-    _: &Config,
-    _: &std::net::SocketAddr,
-) -> Result<(cu_mcp::http::TlsFiles, String), Error> {
-    Err(Error::new(
-        ErrorCode::ConfigInvalid,
-        "this build has no TLS (cargo feature `tls`)",
     ))
 }
 

@@ -18,3 +18,28 @@ pub mod client;
 pub mod tls;
 
 pub use client::RemoteMachines;
+#[cfg(feature = "tls")]
+pub use tls::self_signed;
+
+/// A worker's self-signed certificate and key, made once in a directory and reused after.
+pub struct SelfSigned {
+    /// Certificate, PEM.
+    pub cert: std::path::PathBuf,
+    /// Private key, PEM (mode 0600).
+    pub key: std::path::PathBuf,
+    /// SHA-256 of the certificate: what controllers pin.
+    pub fingerprint: String,
+}
+
+/// Without the `tls` feature there is no certificate to make: `NOT_SUPPORTED`, saying which
+/// build has it (on Linux every build does; see the README's build features).
+#[cfg(not(feature = "tls"))]
+pub fn self_signed(
+    _dir: &std::path::Path,
+    _names: &[String],
+) -> Result<SelfSigned, cu_core::Error> {
+    Err(cu_core::Error::new(
+        cu_core::ErrorCode::NotSupported,
+        "this build has no TLS (cargo feature `tls`; Linux builds and the release archives have it)",
+    ))
+}

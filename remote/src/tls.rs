@@ -2,11 +2,13 @@
 //! of its DER) or a CA file; a worker can make itself a self-signed certificate whose
 //! fingerprint the controller pins.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use cu_core::config::MachineConfig;
 use cu_core::{Error, ErrorCode};
+
+use crate::SelfSigned;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use sha2::{Digest, Sha256};
@@ -200,16 +202,6 @@ impl ServerCertVerifier for Pinned {
             .signature_verification_algorithms
             .supported_schemes()
     }
-}
-
-/// A worker's self-signed certificate and key, made once in `dir` and reused after.
-pub struct SelfSigned {
-    /// Certificate, PEM.
-    pub cert: PathBuf,
-    /// Private key, PEM (mode 0600).
-    pub key: PathBuf,
-    /// SHA-256 of the certificate: what controllers pin.
-    pub fingerprint: String,
 }
 
 /// Makes (or reuses) a self-signed certificate for `names` in `dir`.

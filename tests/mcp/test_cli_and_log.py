@@ -43,3 +43,24 @@ def test_concurrent_processes_lose_no_audit_line(server_env, sessions_dir, deskt
     for line in lines:
         record = json.loads(line)
         assert record["result"] == "refused" and record["action"] == "gui_action"
+
+
+def test_selftest_passes_on_the_desktop_and_leaves_no_window_behind(server_env):
+    """`selftest` (first contact on a new OS) on the test desktop: every check passes, the report
+    names the backend and the scale, and the windows it opened are gone afterwards."""
+    before = {w["id"] for w in json.loads(run(["list"], server_env)[1])["windows"]}
+    out = subprocess.run([BIN, "selftest", "--json"], env=server_env, capture_output=True, text=True, timeout=240)
+    report = json.loads(out.stdout)
+    failed = [c for c in report["checks"] if not c["ok"]]
+    assert out.returncode == 0 and report["ok"] and not failed, failed or out.stderr[-2000:]
+    names = [c["name"] for c in report["checks"]]
+    for expected in ("7 × 6 = by element ids", "observe: the display shows 42", "7 × 6 = by label",
+                     "a click at an element's point lands on it", "capture: the image is the window",
+                     "type non-ASCII text, read it back", "close the editor (don't save)"):
+        assert expected in names, names
+    assert report["backend"]["name"].startswith("linux") and report["scale"] > 0, report
+    after = {w["id"] for w in json.loads(run(["list"], server_env)[1])["windows"]}
+    assert after <= before, f"selftest left windows open: {after - before}"
+    # The table a person reads says the same.
+    table = subprocess.run([BIN, "selftest"], env=server_env, capture_output=True, text=True, timeout=240)
+    assert table.returncode == 0 and "all checks passed" in table.stdout, table.stdout
