@@ -17,6 +17,8 @@
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
 //! - [`sessions`]: `look_at_screen` session files (what changed, cached answers);
+//! - [`sanity`]: whether a model's answer is worth passing on (repetition, unseen numbers, no
+//!   word of the window), else `look_at_screen` answers from extraction;
 //! - [`timeouts`]: how long to wait for the model (smart, adaptive, bumped, budgeted);
 //! - [`question`]: `look_at_screen` question limits and hints;
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
@@ -49,6 +51,7 @@ pub mod question;
 pub mod receiver;
 pub mod role;
 pub mod safety;
+pub mod sanity;
 pub mod sessions;
 pub mod state_registry;
 pub mod text;

@@ -175,6 +175,7 @@ impl Service {
             ..LookAnswer::default()
         };
 
+        let mut discarded = None;
         let cached = previous
             .as_ref()
             .and_then(|p| p.cached_answer(&req.question, record.screen))
@@ -215,11 +216,30 @@ impl Service {
                 .await
             {
                 Ok(answered) => {
-                    body.summary = answered.reply.answer["summary"].as_str().map(str::to_owned);
-                    body.confidence = answered.reply.answer["confidence"]
-                        .as_f64()
-                        .filter(|c| c.is_finite())
-                        .map(|c| (c * 100.0).round() / 100.0);
+                    let summary = answered.reply.answer["summary"]
+                        .as_str()
+                        .unwrap_or_default();
+                    let around = [
+                        window.title.as_str(),
+                        window.app.as_str(),
+                        req.question.as_str(),
+                    ];
+                    let shown = extracted.text.iter().map(String::as_str).chain(around);
+                    let read = extracted.readable.iter().map(String::as_str).chain(around);
+                    match cu_core::sanity::judge(summary, shown, read) {
+                        Ok(()) => {
+                            body.summary = Some(summary.to_owned());
+                            body.confidence = answered.reply.answer["confidence"]
+                                .as_f64()
+                                .filter(|c| (0.0..=1.0).contains(c))
+                                .map(|c| (c * 100.0).round() / 100.0);
+                        }
+                        // Junk is never passed on as a summary, nor its confidence.
+                        Err(junk) => {
+                            body.summary = Some(summary_without_model(&extracted));
+                            discarded = Some(junk.hint());
+                        }
+                    }
                     body.timing = Some(answered.timing);
                     body.memory = Some(answered.memory);
                 }
@@ -243,6 +263,7 @@ impl Service {
             body.session = Some(k.clone());
         }
         let mut hint_texts: Vec<&str> = hints.iter().map(question::Hint::text).collect();
+        hint_texts.extend(discarded);
         if let Some(h) = extracted.hint {
             hint_texts.push(h);
         }

@@ -69,6 +69,12 @@ pub struct Extracted {
     /// The snapshot was partial.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// What a person reads in the window: its text without the labels of buttons, menu items
+    /// and tabs (a calculator's "1" key says nothing about its display). Evidence for
+    /// [`crate::sanity::judge`]; not sent.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub readable: Vec<String>,
 }
 
 impl Extracted {
@@ -82,6 +88,7 @@ impl Extracted {
             last_message: None,
             hint: None,
             truncated: false,
+            readable: Vec::new(),
         }
     }
 
@@ -129,7 +136,37 @@ pub fn extract(snapshot: &Snapshot, snapshot_details: bool) -> Extracted {
         .cloned()
         .collect();
     out.last_message = last_message(&prose);
+    out.readable = readable(snapshot);
     out
+}
+
+/// The text of visible elements, less the names of controls that only press or open something.
+fn readable(snapshot: &Snapshot) -> Vec<String> {
+    let pressable = |role: Role| {
+        matches!(
+            role,
+            Role::Button
+                | Role::ToggleButton
+                | Role::CheckBox
+                | Role::RadioButton
+                | Role::Switch
+                | Role::MenuItem
+                | Role::CheckMenuItem
+                | Role::RadioMenuItem
+                | Role::Menu
+                | Role::Tab
+        )
+    };
+    visible(snapshot)
+        .flat_map(|(_, node)| {
+            let mut text = own_text(snapshot, node);
+            if pressable(node.role) {
+                let name = node.name.split_whitespace().collect::<Vec<_>>().join(" ");
+                text.retain(|t| *t != name);
+            }
+            text
+        })
+        .collect()
 }
 
 /// Text lines of elements that are not controls and not inside one. List items, rows, cells,
