@@ -147,4 +147,62 @@ import json, sys
 assert server["enabled"] and server["transport"]["command"] == sys.argv[2], server
 print(f"[package-test] codex mcp list: mcp-computer-use enabled, {server['transport']['type']}", file=sys.stderr)
 EOF
+# The systemd user unit, by systemd's own checker (directives, the binary it starts).
+mkdir -p "$SCRATCH/unit/.local/bin" "$SCRATCH/unit/run"
+chmod 0700 "$SCRATCH/unit/run"
+ln -s "$LINUX_BIN" "$SCRATCH/unit/.local/bin/mcp-computer-use"
+out="$(HOME="$SCRATCH/unit" XDG_RUNTIME_DIR="$SCRATCH/unit/run" systemd-analyze verify --user packaging/systemd/mcp-computer-use-worker.service 2>&1)" \
+  && [ -z "$out" ] || fail "systemd-analyze verify: $out"
+say "systemd user unit verified"
+
+# The container's entrypoint, run as it is (no container engine here): a desktop with a
+# calculator and a worker in front; our own binary as the controller lists its windows.
+n=80
+while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+openssl rand -hex 32 > "$SCRATCH/worker.token"
+chmod 0600 "$SCRATCH/worker.token"
+mkdir -p "$SCRATCH/worker-home"
+( export HOME="$SCRATCH/worker-home" MCP_CU_SESSIONS_DIR="$SCRATCH/worker-sessions" DESKTOP_DISPLAY="$n" \
+    MCP_CU_BIN="$LINUX_BIN" START_DESKTOP="$ROOT/scripts/desktop/start-desktop.sh" \
+    MCP_CU_WORKER_LISTEN="127.0.0.1:$port" MCP_CU_WORKER_TOKEN_FILE="$SCRATCH/worker.token" \
+    DESKTOP_APPS="gnome-calculator"
+  unset DISPLAY DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR WAYLAND_DISPLAY
+  exec packaging/container/entrypoint.sh > "$SCRATCH/worker.out" 2> "$SCRATCH/worker.err" ) &
+stop_worker() {
+  pkill -f "worker --listen 127.0.0.1:$port" || true
+  scripts/desktop/stop-desktop.sh "$n" --purge >/dev/null 2>&1 || true
+}
+trap 'stop_worker; rm -rf "$SCRATCH"' EXIT
+for _ in $(seq 300); do grep -q '"listening"' "$SCRATCH/worker.out" 2>/dev/null && break; sleep 0.1; done
+grep -q '"listening"' "$SCRATCH/worker.out" || fail "the container entrypoint's worker did not start: $(tail -5 "$SCRATCH/worker.err")"
+fingerprint="$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["fingerprint"])' "$SCRATCH/worker.out")"
+code="$(curl -sk -o /dev/null -w '%{http_code}' -X POST "https://127.0.0.1:$port/mcp")"
+[ "$code" = 401 ] || fail "the worker answered $code to a call without a token"
+printf '[machines.box]\nurl = "https://127.0.0.1:%s/mcp"\ntoken_file = "%s"\nfingerprint = "%s"\n' \
+  "$port" "$SCRATCH/worker.token" "$fingerprint" > "$SCRATCH/controller.toml"
+MCP_CU_CONFIG="$SCRATCH/controller.toml" MCP_CU_SESSIONS_DIR="$SCRATCH/controller-sessions" \
+"$VENV/bin/python" - "$LINUX_BIN" <<'EOF' || fail "a controller listing the container desktop's windows"
+import asyncio, json, os, sys, time
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+async def main():
+    params = StdioServerParameters(command=sys.argv[1], args=[], env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            deadline = time.time() + 30
+            while True:
+                res = await session.call_tool("gui_list", {"machine": "box"})
+                listed = json.loads(res.content[0].text)
+                apps = [w["app"] for w in listed.get("windows", [])]
+                if any("alculator" in a for a in apps):
+                    print(f"[package-test] container worker: {apps} via {listed['backend']['name']}", file=sys.stderr)
+                    return
+                assert time.time() < deadline, listed
+                await asyncio.sleep(0.3)
+asyncio.run(asyncio.wait_for(main(), 60))
+EOF
+stop_worker
+
 say "ok: $(cd "$RELEASE_DIR" && ls -1 *.tar.gz *.zip *.mcpb npm/*.tgz 2>/dev/null | tr '\n' ' ')"

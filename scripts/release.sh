@@ -12,6 +12,7 @@
 # Usage: scripts/release.sh [TARGET...]   (default: the three first targets above)
 #        env RELEASE_DIR (default dist/), CARGO_TARGET_DIR
 set -euo pipefail
+shopt -s inherit_errexit
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 TARGETS=("$@")
@@ -29,10 +30,10 @@ cross_build() {
   command -v "$cc" >/dev/null || { echo "[release] $target needs $cc (scripts/install-deps.sh --release)" >&2; exit 1; }
   local upper="${target//-/_}"
   upper="${upper^^}"
-  env PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
+  env -u RUSTC_WRAPPER -u RUSTC_WORKSPACE_WRAPPER \
+    PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
     CARGO_TARGET_DIR="$BASE_TARGET_DIR/release-cross" \
     "CARGO_TARGET_${upper}_LINKER=$cc" "CC_${target//-/_}=$cc" \
-    -u RUSTC_WRAPPER -u RUSTC_WORKSPACE_WRAPPER \
     /usr/bin/cargo build -q --release --locked -Zbuild-std=std,panic_abort --target "$target" \
     -p mcp-computer-use --features mcp-computer-use/tls
   echo "$BASE_TARGET_DIR/release-cross/$target/release"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+#! A headless Linux desktop worker: Xvfb, openbox, a private D-Bus session and the AT-SPI bus
+#! (the project's scripts/desktop/start-desktop.sh), optional apps, then the worker in front.
+#! The container's entrypoint (Containerfile beside it); it also runs as it is outside one.
+# env: MCP_CU_WORKER_LISTEN (default 0.0.0.0:8443), MCP_CU_WORKER_TOKEN_FILE (default
+#      /run/secrets/worker.token), DESKTOP_DISPLAY (default 1), DESKTOP_APPS (commands started on
+#      the desktop, separated by ';'), MCP_CU_BIN, START_DESKTOP (paths of the two programs).
+set -euo pipefail
+N="${DESKTOP_DISPLAY:-1}"
+BIN="${MCP_CU_BIN:-/usr/local/bin/mcp-computer-use}"
+START_DESKTOP="${START_DESKTOP:-/usr/local/lib/mcp-computer-use/start-desktop.sh}"
+TOKEN_FILE="${MCP_CU_WORKER_TOKEN_FILE:-/run/secrets/worker.token}"
+[ -r "$TOKEN_FILE" ] || { echo "no token file at $TOKEN_FILE (mount one; the worker never runs without a token)" >&2; exit 2; }
+"$START_DESKTOP" "$N" >&2
+set -a; . "/tmp/deskenv-$N/env"; set +a
+IFS=';' read -r -a apps <<< "${DESKTOP_APPS:-}"
+for app in "${apps[@]}"; do
+  [ -n "${app// }" ] && { setsid bash -c "$app" >/dev/null 2>&1 < /dev/null & }
+done
+exec "$BIN" worker --listen "${MCP_CU_WORKER_LISTEN:-0.0.0.0:8443}" --tls-self-signed --token-file "$TOKEN_FILE"
