@@ -42,8 +42,15 @@ def llm_url():
     pytest.skip("SKIPPED: no test model server (scripts/test.sh starts one)")
 
 
+# These tests check format and plumbing, not the tiny model's speed: a generous model timeout
+# (the call budget of 110 s still bounds every call), so a busy 2-core machine does not turn
+# an answer into MODEL_TIMEOUT (seen in a fresh run beside a release build). Tests of the
+# timeout itself pass their own values.
+PATIENT = {"MCP_CU_TIMEOUT_BASE": "90", "MCP_CU_TIMEOUT_MIN": "60", "MCP_CU_TIMEOUT_MAX": "100"}
+
+
 def openai_env(server_env, llm_url, **extra):
-    env = dict(server_env, MCP_CU_LLM_API="openai", MCP_CU_OLLAMA_URL=llm_url, MCP_CU_MODEL="smollm2")
+    env = dict(server_env, MCP_CU_LLM_API="openai", MCP_CU_OLLAMA_URL=llm_url, MCP_CU_MODEL="smollm2", **PATIENT)
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
@@ -96,7 +103,7 @@ def ollama_adapter():
 
 def ollama_env(server_env, url, **extra):
     env = dict(server_env, MCP_CU_LLM_API="ollama", MCP_CU_OLLAMA_URL=url, MCP_CU_MODEL="smollm2:135m",
-               MCP_CU_NUM_CTX="2048", MCP_CU_AUTOSTART_OLLAMA="0")
+               MCP_CU_NUM_CTX="2048", MCP_CU_AUTOSTART_OLLAMA="0", **PATIENT)
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
