@@ -29,8 +29,11 @@ pub(crate) struct Program {
 pub(crate) struct Plan {
     pub calculators: &'static [Program],
     pub editors: &'static [Program],
-    /// The key that quits the focused app politely.
+    /// The key that quits the focused app politely (used when this run started the app).
     pub quit_keys: &'static str,
+    /// The key that closes the focused window only (when the app was already running: the
+    /// user's own windows of it stay).
+    pub close_keys: &'static str,
 }
 
 const fn p(program: &'static str) -> Program {
@@ -41,12 +44,14 @@ const WINDOWS: Plan = Plan {
     calculators: &[p("calc.exe")],
     editors: &[p("notepad.exe")],
     quit_keys: "alt+F4",
+    close_keys: "alt+F4",
 };
 
 const MACOS: Plan = Plan {
     calculators: &[p("/System/Applications/Calculator.app")],
     editors: &[p("/System/Applications/TextEdit.app")],
     quit_keys: "cmd+q",
+    close_keys: "cmd+w",
 };
 
 /// Linux and the other Unix desktops.
@@ -61,6 +66,7 @@ const FREE_DESKTOPS: Plan = Plan {
         p("kwrite"),
     ],
     quit_keys: "ctrl+q",
+    close_keys: "alt+F4",
 };
 
 /// The plan for `os` (`std::env::consts::OS`).
@@ -233,6 +239,7 @@ pub(crate) async fn run(service: &cu_tools::Service) -> Report {
         service,
         checks: Vec::new(),
         opened: Vec::new(),
+        before: Vec::new(),
     };
     let mut report = Report {
         version: env!("CARGO_PKG_VERSION"),
@@ -243,26 +250,31 @@ pub(crate) async fn run(service: &cu_tools::Service) -> Report {
         ok: false,
         checks: Vec::new(),
     };
-    if let Some(listed) = run
+    if let Some((backend, before)) = run
         .check("list windows", async {
             let listed = service.gui_list().await?;
+            let before: Vec<(String, Option<u32>)> = listed
+                .windows
+                .iter()
+                .map(|w| (w.id.as_str().to_owned(), w.pid))
+                .collect();
             Ok((
                 format!("{} windows", listed.windows.len()),
-                serde_json::to_value(&listed.backend).ok(),
+                (serde_json::to_value(&listed.backend).ok(), before),
             ))
         })
         .await
     {
-        report.backend = listed;
+        report.backend = backend;
+        run.before = before;
     }
     if let Some(calc) = run.open("open the calculator", plan.calculators).await {
         report.scale = run.calculator(&calc).await;
-        run.quit("close the calculator", &calc, plan.quit_keys)
-            .await;
+        run.quit("close the calculator", &calc, &plan).await;
     }
     if let Some(editor) = run.open("open a text editor", plan.editors).await {
         run.editor(&editor).await;
-        run.quit("close the editor (don't save)", &editor, plan.quit_keys)
+        run.quit("close the editor (don't save)", &editor, &plan)
             .await;
     }
     run.kill_leftovers().await;
@@ -282,6 +294,8 @@ struct Run<'a> {
     checks: Vec<Check>,
     /// Windows this run opened and has not seen closed.
     opened: Vec<(String, Option<u32>)>,
+    /// The windows (id, pid) listed before anything was opened: never closed, never ended.
+    before: Vec<(String, Option<u32>)>,
 }
 
 type Step<T> = Result<(String, T), Error>;
@@ -515,11 +529,18 @@ impl Run<'_> {
         .await;
     }
 
-    /// Quits `app` with its quit key and answers a save prompt with "Don't save".
-    async fn quit(&mut self, name: &'static str, app: &Opened, keys: &str) {
+    /// Quits `app` with its quit key (only its window's close key when the app was already
+    /// running) and answers a save prompt with "Don't save".
+    async fn quit(&mut self, name: &'static str, app: &Opened, plan: &Plan) {
         let service = self.service;
         let window = app.window_id.clone();
         let pid = app.pid;
+        let keys = if self.ran_before(pid) {
+            plan.close_keys
+        } else {
+            plan.quit_keys
+        };
+        let before = self.before.clone();
         let closed = self
             .check(name, async {
                 let state = service.gui_state(&state_request(&window)).await?;
@@ -537,7 +558,14 @@ impl Run<'_> {
                     let ours: Vec<_> = listed
                         .windows
                         .iter()
-                        .filter(|w| w.id.as_str() == window || (pid.is_some() && w.pid == pid))
+                        // Ours: the window, and windows of its process that appeared since
+                        // (its save prompt); the user's windows of the same app are not.
+                        .filter(|w| {
+                            w.id.as_str() == window
+                                || (pid.is_some()
+                                    && w.pid == pid
+                                    && !before.iter().any(|(id, _)| id == w.id.as_str()))
+                        })
                         .collect();
                     if ours.is_empty() {
                         return Ok((
@@ -583,17 +611,26 @@ impl Run<'_> {
         }
     }
 
-    /// Ends the processes of windows this run opened and could not close politely.
+    /// Ends the processes of windows this run opened and could not close politely — only a
+    /// process that had no window before this run started.
     async fn kill_leftovers(&mut self) {
         for (window, pid) in std::mem::take(&mut self.opened) {
-            tracing::warn!(
-                window,
-                "selftest: a window it opened stayed open; ending its process"
-            );
-            if let Some(pid) = pid {
-                kill(pid);
+            match pid {
+                Some(pid) if !self.ran_before(Some(pid)) => {
+                    tracing::warn!(window, pid, "selftest: its window stayed open; ending it");
+                    kill(pid);
+                }
+                _ => tracing::warn!(
+                    window,
+                    "selftest: its window stayed open; the app was already running, so it stays"
+                ),
             }
         }
+    }
+
+    /// The process had a window before this run opened anything.
+    fn ran_before(&self, pid: Option<u32>) -> bool {
+        pid.is_some() && self.before.iter().any(|(_, p)| *p == pid)
     }
 }
 
@@ -674,6 +711,7 @@ mod tests {
                 "{os}"
             );
             assert!(cu_core::keys::parse_combo(plan.quit_keys).is_ok(), "{os}");
+            assert!(cu_core::keys::parse_combo(plan.close_keys).is_ok(), "{os}");
         }
     }
 
