@@ -5,7 +5,6 @@
 #!   x86_64-unknown-linux-gnu    the machine's toolchain (rustup)
 #!   aarch64-unknown-linux-gnu   Debian's rustc-web + rust-web-src (-Zbuild-std), aarch64-linux-gnu-gcc
 #!   x86_64-pc-windows-gnu       the same route, mingw-w64 (as scripts/wine-test.sh)
-#!   x86_64-unknown-linux-musl   the same route, musl-gcc, static (tried on request only)
 #!
 #! The MSVC and macOS builds need their own SDKs: .github/workflows/release.yml makes them on
 #! native runners.
@@ -52,8 +51,6 @@ for target in "${TARGETS[@]}"; do
     x86_64-pc-windows-gnu)
       exe=mcp-computer-use.exe
       dir="$(cross_build "$target" x86_64-w64-mingw32-gcc)" ;;
-    x86_64-unknown-linux-musl)
-      dir="$(RUSTFLAGS="-Ctarget-feature=+crt-static" cross_build "$target" musl-gcc)" ;;
     *) echo "[release] unknown target $target" >&2; exit 2 ;;
   esac
   stage="$OUT/mcp-computer-use-$VERSION-$target"
