@@ -8,8 +8,8 @@ use cu_core::window::{WindowId, WindowInfo};
 use cu_core::ErrorCode;
 
 use super::steps::{Opened, WindowsBefore};
-use super::test_support::{block_on, on, service};
-use super::{ActionRequest, ClickRequest, Effect, Service, StateRequest};
+use super::test_support::{block_on, on, service, Lab};
+use super::{ActionRequest, ClickRequest, Effect, StateRequest};
 
 const EDITOR: &str = r#"app: editor
 title: notes.txt - Editor
@@ -27,13 +27,6 @@ title: Save As
 dialog "Save As" @0,0 300x200
   button "Save" @10,150 90x30
 "#;
-
-struct Lab {
-    backend: Scripted,
-    service: Service,
-    window: WindowId,
-    _dir: tempfile::TempDir,
-}
 
 fn lab() -> Lab {
     let dir = tempfile::tempdir().unwrap();

@@ -10,11 +10,10 @@
 use cu_backend_scripted::{Call, Reaction, Scripted, DESKTOP};
 use cu_core::element::DesktopInstance;
 use cu_core::geometry::Point;
-use cu_core::window::WindowId;
 use cu_core::ErrorCode;
 
-use super::test_support::{block_on, on, service, step};
-use super::{ActionRequest, ActionSpec, Service, StateRequest};
+use super::test_support::{block_on, on, service, step, Lab};
+use super::{ActionRequest, ActionSpec, StateRequest};
 
 /// The zenity question dialog of the fixtures: OK is "Delete" (an unnamed button showing its
 /// label, with the access key D), Cancel has focus, Delete is the default.
@@ -32,13 +31,6 @@ dialog "Question" @0,0 400x160
   list "Files" @300,40 90x60
     list_item "notes.txt" @300,40 90x20
 "#;
-
-struct Lab {
-    backend: Scripted,
-    service: Service,
-    window: WindowId,
-    _dir: tempfile::TempDir,
-}
 
 fn lab() -> Lab {
     let dir = match tempfile::tempdir() {

@@ -1,5 +1,5 @@
 //! What the service tests over the scripted backend share: a runtime, a service over a scripted
-//! desktop, and `gui_action` steps.
+//! desktop (`Lab`), and `gui_action` steps.
 
 use std::sync::Arc;
 
@@ -7,6 +7,15 @@ use cu_backend_scripted::Scripted;
 use cu_core::config::Config;
 
 use super::{ActionSpec, Service};
+
+/// A scripted desktop with one window and the service over it; the sessions directory lives
+/// as long as the lab.
+pub(crate) struct Lab {
+    pub backend: Scripted,
+    pub service: Service,
+    pub window: cu_core::window::WindowId,
+    pub _dir: tempfile::TempDir,
+}
 
 /// Runs `f` to completion on a current-thread runtime with timers.
 pub(crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
