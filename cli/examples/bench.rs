@@ -245,7 +245,7 @@ async fn main() -> anyhow::Result<()> {
                     window_id: id.0.clone(),
                     state_id: state.state_id,
                     actions: vec![spec],
-                    confirm_dangerous: false,
+                    ..Default::default()
                 };
                 service.gui_action(&action).await?;
                 act.push(ms(t1));

@@ -323,6 +323,7 @@ impl Mode {
                 target: Some(label.clone()),
                 steps: None,
                 confirm_dangerous,
+                ..Default::default()
             });
         }
         if let Some([app, steps @ ..]) = cli.click_steps.as_deref() {
@@ -331,6 +332,7 @@ impl Mode {
                 target: None,
                 steps: Some(steps.to_vec()),
                 confirm_dangerous,
+                ..Default::default()
             });
         }
         if let Some([app, target, text]) = cli.type_text.as_deref() {
@@ -489,6 +491,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
                 state_id,
                 actions,
                 confirm_dangerous,
+                ..Default::default()
             };
             serde_json::to_value(service.gui_action(&request).await?).map_err(internal)?
         }

@@ -455,6 +455,7 @@ impl Run<'_> {
                     target: None,
                     steps: Some(labels.clone()),
                     confirm_dangerous: false,
+                    ..Default::default()
                 };
                 service.click(&request).await?;
                 observe_until(service, &window, "42 by label", |l| shows_number(l, "42")).await?;
@@ -588,6 +589,7 @@ impl Run<'_> {
                                     steps: None,
                                     // Discarding the selftest's own line in its own window.
                                     confirm_dangerous: true,
+                                    ..Default::default()
                                 };
                                 if service.click(&request).await.is_ok() {
                                     answered = true;
@@ -679,6 +681,7 @@ async fn act(
             state_id: state_id.to_owned(),
             actions,
             confirm_dangerous: false,
+            ..Default::default()
         })
         .await
 }

@@ -314,6 +314,20 @@ pub trait Backend: Send + Sync {
         ))
     }
 
+    /// Waits up to `within` for the platform to report a change in `window` (accessibility
+    /// events), answering whether one came. `NOT_SUPPORTED` (the default) means the platform
+    /// reports none here: the caller polls instead.
+    async fn wait_for_change(
+        &self,
+        _window: &WindowId,
+        _within: std::time::Duration,
+    ) -> Result<bool> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend reports no change events",
+        ))
+    }
+
     /// The element of `window` that has keyboard focus now (an empty [`Probe`] when none has).
     /// The safety gate calls it right before every key or typed piece that can activate a
     /// control; `NOT_SUPPORTED` makes the gate ask for confirmation.

@@ -26,6 +26,9 @@
 //!   what a live probe says will receive an input, and which keyboard input can activate;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page;
 //! - [`private`]: the sessions directory and its files, the user's alone (0700/0600, no links);
+//! - [`changes`] and [`views`]: what changed between two observations, and the outlines kept
+//!   to compare against;
+//! - [`wait`]: the conditions `gui_wait` waits for, judged on an observation;
 //! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share.
 //!
 //! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
@@ -35,6 +38,7 @@ pub mod activation;
 pub mod approvals;
 pub mod audit;
 pub mod backend;
+pub mod changes;
 pub mod config;
 pub mod confusables;
 mod drawn;
@@ -56,6 +60,8 @@ pub mod sessions;
 pub mod state_registry;
 pub mod text;
 pub mod timeouts;
+pub mod views;
+pub mod wait;
 pub mod walk;
 pub mod window;
 

@@ -10,7 +10,9 @@
 
 use std::fmt::Write as _;
 
-use crate::element::{Node, Snapshot, State};
+use std::collections::HashMap;
+
+use crate::element::{ElementIdentity, Node, Snapshot, State};
 use crate::role::Role;
 
 /// What to list.
@@ -26,6 +28,9 @@ pub struct OutlineOptions {
     /// (both compared after label normalization), at most `max_elements` of them, each with
     /// its named containers. Every listed element still gets the id it has in the whole outline.
     pub query: Option<String>,
+    /// Ids an earlier observation gave: an element with the same identity keeps its id, and
+    /// new elements get numbers above all of them (`since_state_id`, `gui_wait`).
+    pub keep_ids: HashMap<ElementIdentity, String>,
 }
 
 impl Default for OutlineOptions {
@@ -35,7 +40,37 @@ impl Default for OutlineOptions {
             max_elements: 300,
             bounds: false,
             query: None,
+            keep_ids: HashMap::new(),
         }
+    }
+}
+
+/// Hands out ids: kept ones first, then fresh numbers above every kept one.
+struct Ids<'a> {
+    keep: &'a HashMap<ElementIdentity, String>,
+    next: usize,
+}
+
+impl<'a> Ids<'a> {
+    fn new(keep: &'a HashMap<ElementIdentity, String>) -> Ids<'a> {
+        let highest = keep
+            .values()
+            .filter_map(|id| id.strip_prefix('e')?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0);
+        Ids {
+            keep,
+            next: highest + 1,
+        }
+    }
+
+    fn of(&mut self, node: &Node) -> String {
+        if let Some(id) = self.keep.get(&node.identity) {
+            return id.clone();
+        }
+        let id = format!("e{}", self.next);
+        self.next += 1;
+        id
     }
 }
 
@@ -52,6 +87,9 @@ pub struct Outline {
     pub text: String,
     /// `(short id, index into Snapshot::nodes)` for every listed element.
     pub ids: Vec<(String, usize)>,
+    /// For each entry of `ids`, its line without indentation and id (`button "7" @2,4`): what
+    /// [`crate::changes`] compares between observations.
+    pub bodies: Vec<String>,
     /// Elements that qualified but were cut by `max_elements`.
     pub omitted: usize,
 }
@@ -134,8 +172,10 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     let mut out = Outline {
         text: String::new(),
         ids: Vec::new(),
+        bodies: Vec::new(),
         omitted: 0,
     };
+    let mut ids = Ids::new(&options.keep_ids);
     let Some(root) = snapshot.nodes.first() else {
         return out;
     };
@@ -185,12 +225,13 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             if out.ids.len() >= id_limit {
                 out.omitted += 1;
             } else {
-                let id = format!("e{}", out.ids.len() + 1);
+                let id = ids.of(node);
+                let body = body(node, &name, options.bounds);
                 match &query {
-                    None => line(&mut out.text, &id, node, &name, depth, options.bounds),
+                    None => line(&mut out.text, &id, &body, depth),
                     Some(q) if matches(node, &name, q) => {
                         if matched < options.max_elements {
-                            line(&mut out.text, &id, node, &name, 1, options.bounds);
+                            line(&mut out.text, &id, &body, 1);
                             containers(&mut out.text, snapshot, node);
                         }
                         matched += 1;
@@ -198,6 +239,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
                     Some(_) => {}
                 }
                 out.ids.push((id, index));
+                out.bodies.push(body);
             }
             let text = if name.is_empty() {
                 node.value.clone().unwrap_or_default()
@@ -272,6 +314,11 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
         .unwrap_or_default()
 }
 
+/// One element as its outline line shows it, without id: `button "Save" @40,12 focused`.
+pub fn describe(snapshot: &Snapshot, node: &Node) -> String {
+    body(node, &shown_name(snapshot, node), false)
+}
+
 /// Whether a node matches a (normalized) query: its shown name, value or description.
 fn matches(node: &Node, shown: &str, query: &str) -> bool {
     [
@@ -311,8 +358,13 @@ fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
     }
 }
 
-fn line(text: &mut String, id: &str, node: &Node, name: &str, depth: usize, bounds: bool) {
-    let _ = write!(text, "{:indent$}{id} {}", "", node.role, indent = depth);
+fn line(text: &mut String, id: &str, body: &str, depth: usize) {
+    let _ = writeln!(text, "{:indent$}{id} {body}", "", indent = depth);
+}
+
+/// One element's line after its id: role, name, value, place, shown states.
+fn body(node: &Node, name: &str, bounds: bool) -> String {
+    let mut text = node.role.to_string();
     if !name.is_empty() {
         let _ = write!(text, " {}", quote(name));
     }
@@ -330,7 +382,7 @@ fn line(text: &mut String, id: &str, node: &Node, name: &str, depth: usize, boun
     for state in SHOWN_STATES.iter().filter(|s| node.states.contains(**s)) {
         let _ = write!(text, " {}", state.as_str());
     }
-    text.push('\n');
+    text
 }
 
 /// Quotes a name for the outline, shortened to 80 characters, newlines escaped.

@@ -104,6 +104,21 @@ impl SavedState {
     }
 }
 
+/// Refuses anything but a state id (`s` and 12 hex digits): no separator, no `..`, so an id
+/// names one file of the directory and nothing else.
+pub fn check_id(id: &str) -> Result<()> {
+    let valid =
+        id.len() == 13 && id.starts_with('s') && id[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if valid {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidArgument,
+        format!("{id:?} is not a state_id"),
+    )
+    .with_suggestion("Pass the state_id exactly as gui_state returned it."))
+}
+
 /// The registry in one directory.
 #[derive(Debug, Clone)]
 pub struct StateRegistry {
@@ -141,15 +156,7 @@ impl StateRegistry {
     }
 
     fn path(&self, id: &str, ext: &str) -> Result<PathBuf> {
-        let valid =
-            id.len() == 13 && id.starts_with('s') && id[1..].chars().all(|c| c.is_ascii_hexdigit());
-        if !valid {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("{id:?} is not a state_id"),
-            )
-            .with_suggestion("Pass the state_id exactly as gui_state returned it."));
-        }
+        check_id(id)?;
         Ok(self.dir.join(format!("{id}.{ext}")))
     }
 

@@ -109,7 +109,7 @@ pub enum Route {
 }
 
 /// Argument keys that hold ids issued by a machine.
-const ID_KEYS: &[&str] = &["window_id", "state_id"];
+const ID_KEYS: &[&str] = &["window_id", "state_id", "since_state_id"];
 
 /// Takes `machine` out of `args`, checks every id against it, and strips the machine prefix
 /// from ids. `app` may also be a prefixed window id.

@@ -16,7 +16,7 @@ use cu_core::{Error, ErrorAnswer};
 use cu_tools::{
     ActionRequest, ActionResult, ClickRequest, ClickResult, HealthReport, ListResult, LookAnswer,
     LookRequest, PingResult, ReleaseResult, Service, StateRequest, StateResult, TypeRequest,
-    TypeResult,
+    TypeResult, WaitRequest, WaitResult,
 };
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use schemars::generate::{Contract, SchemaSettings};
@@ -120,6 +120,14 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         input: input::<StateRequest>,
         output: output::<StateResult>,
         run: gui_state,
+    },
+    ToolSpec {
+        name: "gui_wait",
+        description: "Wait for a condition instead of polling gui_state: an element appears, disappears, becomes enabled/checked/focused, its value is or contains a text (element by name, role, or element_id with state_id); a window with a title appears or the window closes; the window is stable for quiet_ms. Timeout default 10 s. Answers outcome satisfied | unsatisfied (with what was seen last) | unknown (could not observe: not a success), a new state_id and the outline lines that changed (+ added, ~ changed, - removed; ids kept).",
+        effect: Impact::Observes,
+        input: input::<WaitRequest>,
+        output: output::<WaitResult>,
+        run: gui_wait,
     },
     ToolSpec {
         name: "gui_action",
@@ -324,6 +332,13 @@ fn gui_state(service: &Service, args: Value) -> Answer<'_> {
             answer.content.push(jpeg_block(&jpeg));
         }
         Ok(answer)
+    })
+}
+
+fn gui_wait(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: WaitRequest = parse(args)?;
+        Ok(json_result(&service.gui_wait(&request).await?))
     })
 }
 

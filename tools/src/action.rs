@@ -19,9 +19,12 @@ use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
+use cu_core::wait::Condition;
+
 use super::approval::{Blocked, Reason};
 use super::guard::Sender;
 use super::steps::{center, sends_input, Effect, Failure, Kind, Opened, Outcome, Plan, Via};
+use super::wait::WaitResult;
 use super::Service;
 
 /// The step types of `gui_action`, as the wire names them.
@@ -40,7 +43,7 @@ pub const ACTION_TYPES: [&str; 11] = [
 ];
 
 /// `gui_action`'s request. The field docs are the tool's input schema, as agents read it.
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionRequest {
     /// The window the state observed.
@@ -53,6 +56,14 @@ pub struct ActionRequest {
     /// Only after the user explicitly approved.
     #[serde(default)]
     pub confirm_dangerous: bool,
+    /// After the steps, wait for this condition (as gui_wait; element_id refers to state_id)
+    /// and answer with its outcome, a new state_id and what changed since state_id.
+    #[serde(default)]
+    pub expect: Option<Condition>,
+    /// How long expect waits, in ms (default 10000).
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 60000))]
+    pub expect_timeout_ms: Option<u64>,
 }
 
 /// One step.
@@ -121,6 +132,9 @@ pub struct StepResult {
 pub struct ActionResult {
     /// One entry per step that ran.
     pub results: Vec<StepResult>,
+    /// What expect waited for, and how it ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<WaitResult>,
 }
 
 fn bad(step: usize, message: impl std::fmt::Display) -> Error {
@@ -209,6 +223,13 @@ impl Service {
             .enumerate()
             .map(|(i, spec)| plan(i, spec, &state, self.config.max_type_chars as usize))
             .collect::<Result<Vec<_>>>()?;
+        let expect = match &req.expect {
+            Some(condition) => Some((
+                condition.check(|id| state.element(id).map(|e| e.identity.clone()))?,
+                self.wait_timeout(req.expect_timeout_ms)?,
+            )),
+            None => None,
+        };
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
             if state.window_bounds.is_none() {
@@ -300,7 +321,11 @@ impl Service {
         }
         // A call of waits only consumes its state too.
         sender.commit()?;
-        Ok((state, ActionResult { results }))
+        let expect = match expect {
+            Some((check, timeout)) => Some(self.expect(&window, &check, &state, timeout).await),
+            None => None,
+        };
+        Ok((state, ActionResult { results, expect }))
     }
 
     pub(super) async fn check_geometry(&self, window: &WindowId, state: &SavedState) -> Result<()> {

@@ -75,6 +75,7 @@ impl Lab {
                 state_id: state.state_id,
                 actions: vec![on("click", &id)],
                 confirm_dangerous: false,
+                ..Default::default()
             })
             .await
             .unwrap();

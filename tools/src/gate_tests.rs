@@ -91,6 +91,7 @@ impl Lab {
                 state_id: state.to_owned(),
                 actions,
                 confirm_dangerous: confirm,
+                ..Default::default()
             })
             .await
     }
@@ -486,6 +487,7 @@ fn click_and_type_text_by_label_go_through_the_same_gate() {
             target: Some("Cancel".into()),
             steps: None,
             confirm_dangerous: false,
+            ..Default::default()
         };
         let done = lab.service.click(&req).await;
         assert!(done.is_ok(), "{done:?}");
@@ -544,6 +546,7 @@ fn the_desktop_page_is_never_operated_by_the_tools() {
                     state_id: state.clone(),
                     actions,
                     confirm_dangerous: true,
+                    ..Default::default()
                 })
                 .await
                 .err();

@@ -17,9 +17,12 @@ use cu_core::matching::{self, Candidate, Ranked, Resolution, RoleClass};
 use cu_core::role::Role;
 use cu_core::safety::Decision;
 use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::wait::Condition;
 use cu_core::window::WindowInfo;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
+
+use super::wait::WaitResult;
 use serde_json::json;
 
 use super::approval::{Blocked, Reason};
@@ -51,6 +54,14 @@ pub struct ClickRequest {
     /// Only after the user explicitly approved.
     #[serde(default)]
     pub confirm_dangerous: bool,
+    /// After clicking, wait for this condition (as gui_wait, element by name or role) and
+    /// answer with its outcome, a new state_id and what changed while waiting.
+    #[serde(default)]
+    pub expect: Option<Condition>,
+    /// How long expect waits, in ms (default 10000).
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 60000))]
+    pub expect_timeout_ms: Option<u64>,
 }
 
 /// `type_text`'s request. The field docs are the tool's input schema, as agents read it.
@@ -115,6 +126,9 @@ pub struct ClickResult {
     pub title: String,
     /// One entry per step.
     pub results: Vec<ClickStep>,
+    /// What expect waited for, and how it ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<WaitResult>,
 }
 
 /// `type_text`'s answer. The text itself is never echoed.
@@ -152,15 +166,28 @@ impl Service {
             for label in &labels {
                 matching::validate_label(label)?;
             }
+            let expect = match &req.expect {
+                Some(condition) => Some((
+                    condition.check(|_| {
+                        Err(Error::new(
+                            ErrorCode::InvalidArgument,
+                            "click's expect has no observation for element_id",
+                        )
+                        .with_suggestion("Name the element in expect by name or role."))
+                    })?,
+                    self.wait_timeout(req.expect_timeout_ms)?,
+                )),
+                None => None,
+            };
             // With approvals on, a person decides per step, seeing the element: no early refusal.
             if !req.confirm_dangerous && !self.config.approvals {
                 for (step, label) in labels.iter().enumerate() {
                     self.gate_label(step, label, None)?;
                 }
             }
-            Ok::<_, Error>((labels, self.find_app(&req.app).await?))
+            Ok::<_, Error>((labels, expect, self.find_app(&req.app).await?))
         };
-        let (labels, window) = match prepared.await {
+        let (labels, expect, window) = match prepared.await {
             Ok(ready) => ready,
             Err(e) => {
                 let target = req
@@ -208,10 +235,19 @@ impl Service {
                 }
             }
         }
+        let expect = match expect {
+            Some((check, timeout)) => Some(
+                self.wait_for(Some(&window.id), &check, None, timeout)
+                    .await
+                    .unwrap_or_else(|e| super::wait::unknown(e, 0)),
+            ),
+            None => None,
+        };
         Ok(ClickResult {
             window_id: window.id.0.clone(),
             title: window.title.clone(),
             results,
+            expect,
         })
     }
 
@@ -824,6 +860,7 @@ mod tests {
             target: target.map(str::to_owned),
             steps: steps.map(|n| vec!["7".to_owned(); n]),
             confirm_dangerous: false,
+            ..Default::default()
         };
         assert!(click_labels(&req(Some("7"), None)).is_ok());
         assert_eq!(

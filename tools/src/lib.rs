@@ -11,6 +11,7 @@
 //!   `approval.rs`: what happens when the gate stops something;
 //! - `look.rs`: `look_at_screen`; `llm.rs`: the model as the tools use it (`ping`, `health`,
 //!   `release_model`, timeouts, keep-alive); `image.rs`: captures as JPEG;
+//! - `wait.rs`: `gui_wait` and the `expect` of acting tools (conditions, events or polling);
 //! - `desktop.rs`: the Desktop page's internal call; `open.rs`: the app launcher.
 
 mod action;
@@ -30,17 +31,22 @@ mod steps;
 mod target;
 #[cfg(test)]
 mod test_support;
+mod wait;
+#[cfg(test)]
+mod wait_tests;
 
 use std::sync::Arc;
 
 use cu_core::audit::AuditLog;
 use cu_core::backend::{Backend, BackendInfo};
+use cu_core::changes::{Changes, View, ViewLine};
 use cu_core::config::Config;
 use cu_core::element::{DesktopInstance, SnapshotOptions, State, Truncation};
 use cu_core::outline::{self, OutlineOptions};
 use cu_core::persist::now_ms;
 use cu_core::safety::Gate;
 use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
+use cu_core::views::ViewStore;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
@@ -55,12 +61,15 @@ pub use llm::{ModelHealth, ModelRuntime, PingResult, ReleaseResult};
 pub use look::{LookAnswer, LookImage, LookOutcome, LookRequest};
 pub use open::{OpenRequest, OpenResult};
 pub use steps::{Effect, Opened, Outcome, Via};
+pub use wait::{WaitOutcome, WaitRequest, WaitResult};
 
 /// What every tool shares.
 pub struct Service {
     backend: Arc<dyn Backend>,
     gate: Gate,
     states: StateRegistry,
+    /// The outlines of observations, for `since_state_id` and `gui_wait`.
+    views: ViewStore,
     audit: AuditLog,
     approvals: cu_core::approvals::Approvals,
     config: Config,
@@ -124,6 +133,11 @@ pub struct StateRequest {
     #[serde(default)]
     #[schemars(length(max = 200))]
     pub query: Option<String>,
+    /// Answer only what changed since this earlier observation of the window (used or not, up
+    /// to 10 minutes old): lines added (+), changed (~, with what they were) and removed (-).
+    /// Elements that stayed keep their ids; all of them are usable with the new state_id.
+    #[serde(default)]
+    pub since_state_id: Option<String>,
 }
 
 /// The longest `query` `gui_state` takes.
@@ -136,10 +150,14 @@ pub struct StateResult {
     pub state_id: String,
     /// The window as observed.
     pub window: WindowInfo,
-    /// The compact outline: one line per element, ids `e1…`.
+    /// The compact outline: one line per element, ids `e1…`; with since_state_id, only the
+    /// lines that changed.
     pub outline: String,
     /// How many elements carry ids.
     pub elements: usize,
+    /// With since_state_id: how many lines were added, changed, removed, and stayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<ChangeCount>,
     /// Set when the walk stopped early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<Truncation>,
@@ -158,6 +176,7 @@ impl Service {
             backend,
             gate: Gate::new(&config.extra_blocked_words()),
             states: StateRegistry::new(&config.sessions_dir),
+            views: ViewStore::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
             approvals: cu_core::approvals::Approvals::new(&config.sessions_dir),
             model: ModelRuntime::new(&config),
@@ -305,9 +324,10 @@ impl Service {
         }
         let window = WindowId(req.window_id.clone());
         let info = self.backend.info().await?;
+        let desktop = self.issuer(&info.desktop);
         let subtree = match (&req.subtree, &req.state_id) {
             (Some(element), Some(state_id)) => {
-                let earlier = self.states.load(state_id, &self.issuer(&info.desktop))?;
+                let earlier = self.states.load(state_id, &desktop)?;
                 Some(earlier.element(element)?.identity.clone())
             }
             (Some(_), None) => {
@@ -318,31 +338,99 @@ impl Service {
             }
             _ => None,
         };
+        let baseline = match &req.since_state_id {
+            Some(id) => Some(self.baseline(id, &window, &desktop)?),
+            None => None,
+        };
+        let mut observed = self
+            .observe_window(&window, req, subtree, baseline.as_ref())
+            .await?;
+        if let Some(before) = &baseline {
+            let changes = cu_core::changes::diff(&before.lines, &observed.view.lines);
+            observed.result.outline = if changes.is_empty() {
+                "(nothing changed)\n".into()
+            } else {
+                changes.render()
+            };
+            observed.result.changes = Some(ChangeCount::of(&changes));
+        }
+        if req.screenshot {
+            let shot = image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
+            observed.result.image = Some(shot.info);
+            observed.result.jpeg = Some(shot.jpeg);
+        }
+        Ok(observed.result)
+    }
+
+    /// The kept outline of observation `id`, which must be of `window`.
+    fn baseline(&self, id: &str, window: &WindowId, desktop: &DesktopInstance) -> Result<View> {
+        let view = self.views.load(id, desktop)?;
+        if &view.window != window {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "observation {id} is of window {}, not {}",
+                    view.window.0, window.0
+                ),
+            )
+            .with_suggestion("Pass a state_id of the same window."));
+        }
+        Ok(view)
+    }
+
+    /// Observes `window` (snapshot, outline, saved state and view) with the options of `req`,
+    /// keeping the ids of `keep`. No screenshot, no diff: the callers add what they need.
+    async fn observe_window(
+        &self,
+        window: &WindowId,
+        req: &StateRequest,
+        subtree: Option<cu_core::element::ElementIdentity>,
+        keep: Option<&View>,
+    ) -> Result<Observed> {
         let options = SnapshotOptions {
             max_depth: req.max_depth,
             subtree,
             ..SnapshotOptions::default()
         };
-        let snapshot = self.backend.snapshot(&window, &options).await?;
+        let snapshot = self.backend.snapshot(window, &options).await?;
+        self.record(window, &snapshot, req, keep)
+    }
+
+    /// Renders `snapshot` as `req` asks, saves its state and view.
+    fn record(
+        &self,
+        window: &WindowId,
+        snapshot: &cu_core::element::Snapshot,
+        req: &StateRequest,
+        keep: Option<&View>,
+    ) -> Result<Observed> {
         let outline_options = OutlineOptions {
             all: req.all,
             max_elements: req.max_elements.unwrap_or(300).clamp(1, 5000),
             bounds: req.bounds,
             query: req.query.clone(),
+            keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
         };
-        let outline = outline::render(&snapshot, &outline_options);
+        let outline = outline::render(snapshot, &outline_options);
+        let mut lines = Vec::with_capacity(outline.ids.len());
         let elements: Vec<SavedElement> = outline
             .ids
             .iter()
-            .filter_map(|(id, index)| {
+            .zip(&outline.bodies)
+            .filter_map(|((id, index), body)| {
                 let n = snapshot.nodes.get(*index)?;
+                lines.push(ViewLine {
+                    id: id.clone(),
+                    identity: n.identity.clone(),
+                    body: body.clone(),
+                });
                 Some(SavedElement {
                     id: id.clone(),
                     identity: n.identity.clone(),
                     role: n.role,
                     // What the outline shows (an unnamed button's label), so the gate's early
                     // check sees the same name the agent read.
-                    name: outline::shown_name(&snapshot, n),
+                    name: outline::shown_name(snapshot, n),
                     bounds: n.bounds,
                     focused: n.states.contains(State::Focused),
                 })
@@ -353,26 +441,62 @@ impl Service {
             window: window.clone(),
             desktop: self.issuer(&snapshot.desktop),
             window_bounds: snapshot.window.bounds,
-            window_size: SavedState::window_size_of(&snapshot),
+            window_size: SavedState::window_size_of(snapshot),
             created_ms: now_ms(),
             elements,
         };
         self.states.save(&state)?;
-        let (image, jpeg) = if req.screenshot {
-            let shot = image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
-            (Some(shot.info), Some(shot.jpeg))
-        } else {
-            (None, None)
+        let view = View {
+            state_id: state.state_id.clone(),
+            window: window.clone(),
+            desktop: state.desktop.clone(),
+            created_ms: state.created_ms,
+            lines,
         };
-        Ok(StateResult {
-            state_id: state.state_id,
-            elements: state.elements.len(),
-            window: snapshot.window,
-            outline: outline.text,
-            truncated: snapshot.truncated,
-            image,
-            jpeg,
+        self.views.save(&view)?;
+        Ok(Observed {
+            result: StateResult {
+                state_id: state.state_id,
+                elements: state.elements.len(),
+                window: snapshot.window.clone(),
+                outline: outline.text,
+                changes: None,
+                truncated: snapshot.truncated.clone(),
+                image: None,
+                jpeg: None,
+            },
+            view,
         })
+    }
+}
+
+/// One observation: the answer `gui_state` gives and the view kept of it.
+struct Observed {
+    result: StateResult,
+    view: View,
+}
+
+/// How many outline lines changed between two observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ChangeCount {
+    /// New elements.
+    pub added: usize,
+    /// Elements whose line changed.
+    pub changed: usize,
+    /// Elements that are gone.
+    pub removed: usize,
+    /// Elements whose line is the same (not shown).
+    pub unchanged: usize,
+}
+
+impl ChangeCount {
+    fn of(changes: &Changes) -> ChangeCount {
+        ChangeCount {
+            added: changes.added.len(),
+            changed: changes.changed.len(),
+            removed: changes.removed.len(),
+            unchanged: changes.unchanged,
+        }
     }
 }
 

@@ -1,0 +1,376 @@
+//! `gui_wait`, and the `expect` of acting tools: wait for a condition instead of polling with
+//! `gui_state`, and answer with a fresh observation and what changed.
+//!
+//! The condition is checked first ([`cu_core::wait::Condition::check`]); then the window is
+//! observed until it holds or the timeout passes. Between observations the backend's change
+//! events wake the loop where it has them (`Backend::wait_for_change`); elsewhere it polls every
+//! [`POLL`]. The outcome is `satisfied`, `unsatisfied` (timed out, with what was seen last) or
+//! `unknown` (the window could not be observed: never to be read as success). For a window that
+//! is still there the answer carries a new `state_id` and the outline lines that changed since
+//! the wait began (or since `state_id`), ids kept, so no extra `gui_state` is needed.
+
+use std::time::{Duration, Instant};
+
+use cu_core::changes::View;
+use cu_core::element::Snapshot;
+use cu_core::wait::{judge_element, judge_windows, Check, Condition, Verdict};
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use super::{ChangeCount, Service, StateRequest};
+
+/// How often the window is observed where the platform sends no change events.
+pub const POLL: Duration = Duration::from_millis(100);
+/// The timeout when none is given.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// The longest timeout.
+pub const MAX_TIMEOUT_MS: u64 = 60_000;
+
+/// `gui_wait`'s request. The field docs are the tool's input schema, as agents read it.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitRequest {
+    /// The window to watch, from gui_list (optional for until=window_appears).
+    #[serde(default)]
+    pub window_id: Option<String>,
+    /// What to wait for.
+    pub condition: Condition,
+    /// An earlier observation of the window: what element_id refers to, and what the answer's
+    /// changes are measured from (default: the window when the wait begins).
+    #[serde(default)]
+    pub state_id: Option<String>,
+    /// Give up after this many ms (default 10000, at most 60000 and within the call budget).
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 60000))]
+    pub timeout_ms: Option<u64>,
+}
+
+/// How a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitOutcome {
+    /// The condition held.
+    Satisfied,
+    /// The timeout passed first; `seen` says what was there last.
+    Unsatisfied,
+    /// The window could not be observed (it closed, or the backend failed): not a success.
+    Unknown,
+}
+
+/// `gui_wait`'s answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct WaitResult {
+    /// How it ended.
+    pub outcome: WaitOutcome,
+    /// What was seen last: the matching element's line, or why nothing matched.
+    pub seen: String,
+    /// How long the wait took, in ms.
+    pub waited_ms: u64,
+    /// For an unknown outcome: why the window could not be observed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The window that appeared (until=window_appears), or the watched one as last seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowInfo>,
+    /// A new observation of the window, usable with gui_action like gui_state's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_id: Option<String>,
+    /// The outline lines that changed since the wait began (or since state_id): + added,
+    /// ~ changed (with what they were), - removed; ids are kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<String>,
+    /// How many lines changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_count: Option<ChangeCount>,
+}
+
+/// What one observation of the watched window gave.
+enum Look {
+    Judged(Verdict, Box<Snapshot>),
+    Failed(Error),
+}
+
+impl Service {
+    /// `gui_wait`.
+    pub async fn gui_wait(&self, req: &WaitRequest) -> Result<WaitResult> {
+        let timeout = self.wait_timeout(req.timeout_ms)?;
+        let info = self.backend.info().await?;
+        let desktop = self.issuer(&info.desktop);
+        let window = req.window_id.clone().map(WindowId);
+        let earlier = match (&req.state_id, &window) {
+            (Some(id), Some(w)) => Some(self.baseline(id, w, &desktop)?),
+            (Some(_), None) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "state_id needs the window_id it observed",
+                ))
+            }
+            _ => None,
+        };
+        let check = req.condition.check(|id| match &earlier {
+            Some(view) => view
+                .lines
+                .iter()
+                .find(|l| l.id == id)
+                .map(|l| l.identity.clone())
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::ElementNotFound,
+                        format!("no element {id} in observation {}", view.state_id),
+                    )
+                }),
+            None => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "element_id needs the state_id it comes from",
+            )
+            .with_suggestion("Pass the state_id of the observation that listed it.")),
+        })?;
+        self.wait_for(window.as_ref(), &check, earlier, timeout)
+            .await
+    }
+
+    /// An acting call's `expect`: the wait after its steps, measured from the observation it
+    /// acted on. A wait that cannot run is an `unknown` outcome: the steps did run.
+    pub(crate) async fn expect(
+        &self,
+        window: &WindowId,
+        check: &Check,
+        state: &cu_core::state_registry::SavedState,
+        timeout: Duration,
+    ) -> WaitResult {
+        let earlier = self.views.load(&state.state_id, &state.desktop).ok();
+        let started = Instant::now();
+        self.wait_for(Some(window), check, earlier, timeout)
+            .await
+            .unwrap_or_else(|e| unknown(e, started.elapsed().as_millis() as u64))
+    }
+
+    /// The timeout of a wait: the default, or what was asked, within the limits.
+    pub(crate) fn wait_timeout(&self, asked: Option<u64>) -> Result<Duration> {
+        let ms = asked.unwrap_or(DEFAULT_TIMEOUT_MS);
+        let budget_ms = (self.config.call_budget_seconds > 0.0)
+            .then_some((self.config.call_budget_seconds * 1000.0) as u64);
+        let limit = budget_ms.map_or(MAX_TIMEOUT_MS, |b| b.min(MAX_TIMEOUT_MS));
+        if ms > limit {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("timeout_ms {ms} is over the limit of {limit} ms"),
+            )
+            .with_suggestion(if budget_ms.is_some_and(|b| b < MAX_TIMEOUT_MS) {
+                "Wait less: the call budget (call_budget_seconds) would end the call first."
+            } else {
+                "Wait at most 60000 ms per call, and call again to wait longer."
+            }));
+        }
+        Ok(Duration::from_millis(ms))
+    }
+
+    /// Waits for a checked condition on `window` (or on the window list).
+    pub(crate) async fn wait_for(
+        &self,
+        window: Option<&WindowId>,
+        check: &Check,
+        earlier: Option<View>,
+        timeout: Duration,
+    ) -> Result<WaitResult> {
+        let started = Instant::now();
+        let deadline = started + timeout;
+        match check {
+            Check::WindowAppears(_) | Check::WindowCloses => {
+                if matches!(check, Check::WindowCloses) && window.is_none() {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "until=window_closes needs the window_id to watch",
+                    ));
+                }
+                self.wait_for_window(window, check, deadline, started).await
+            }
+            Check::Element { .. } | Check::Stable(_) => {
+                let Some(window) = window else {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArgument,
+                        "this condition needs the window_id to watch",
+                    )
+                    .with_suggestion("Pass a window_id from gui_list."));
+                };
+                self.wait_in_window(window, check, earlier, deadline, started)
+                    .await
+            }
+        }
+    }
+
+    async fn wait_for_window(
+        &self,
+        window: Option<&WindowId>,
+        check: &Check,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<WaitResult> {
+        let mut last: std::result::Result<(Verdict, Option<WindowInfo>), Error>;
+        loop {
+            last = self.backend.list_windows().await.map(|windows| {
+                let (verdict, hit) = judge_windows(check, window, &windows);
+                let shown = hit
+                    .cloned()
+                    .or_else(|| windows.iter().find(|w| Some(&w.id) == window).cloned());
+                (verdict, shown)
+            });
+            let met = matches!(&last, Ok((v, _)) if v.met);
+            if met || Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
+        }
+        let waited_ms = started.elapsed().as_millis() as u64;
+        let mut answer = match last {
+            Ok((verdict, shown)) => WaitResult {
+                outcome: if verdict.met {
+                    WaitOutcome::Satisfied
+                } else {
+                    WaitOutcome::Unsatisfied
+                },
+                seen: verdict.seen,
+                waited_ms,
+                reason: None,
+                window: shown,
+                state_id: None,
+                changes: None,
+                change_count: None,
+            },
+            Err(e) => unknown(e, waited_ms),
+        };
+        // A window that appeared is observed at once, so the agent can act on it.
+        if let (Check::WindowAppears(_), Some(w)) = (check, &answer.window) {
+            let id = w.id.clone();
+            if let Ok(observed) = self
+                .observe_window(&id, &state_request(&id), None, None)
+                .await
+            {
+                answer.state_id = Some(observed.result.state_id);
+                answer.changes = Some(observed.result.outline);
+            }
+        }
+        Ok(answer)
+    }
+
+    async fn wait_in_window(
+        &self,
+        window: &WindowId,
+        check: &Check,
+        earlier: Option<View>,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<WaitResult> {
+        let request = state_request(window);
+        let mut baseline = earlier;
+        let mut previous: Option<(Vec<String>, Instant)> = None;
+        let look = loop {
+            let look = match self.backend.snapshot(window, &Default::default()).await {
+                Ok(snapshot) => {
+                    if baseline.is_none() {
+                        // The window as the wait began: what the answer's changes are against.
+                        baseline = self
+                            .record(window, &snapshot, &request, None)
+                            .ok()
+                            .map(|o| o.view);
+                    }
+                    let verdict = match check {
+                        Check::Element { target, want } => judge_element(target, want, &snapshot),
+                        Check::Stable(quiet) => stable(&snapshot, &mut previous, *quiet),
+                        _ => Verdict {
+                            met: false,
+                            seen: String::new(),
+                        },
+                    };
+                    Look::Judged(verdict, Box::new(snapshot))
+                }
+                Err(e) => Look::Failed(e),
+            };
+            let done = match &look {
+                Look::Judged(v, _) => v.met,
+                Look::Failed(e) => e.code == ErrorCode::WindowNotFound,
+            };
+            if done || Instant::now() >= deadline {
+                break look;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self
+                .backend
+                .wait_for_change(window, POLL.min(left))
+                .await
+                .is_err()
+            {
+                tokio::time::sleep(POLL.min(left)).await;
+            }
+        };
+        let waited_ms = started.elapsed().as_millis() as u64;
+        match look {
+            Look::Failed(e) => Ok(unknown(e, waited_ms)),
+            Look::Judged(verdict, snapshot) => {
+                let observed = self.record(window, &snapshot, &request, baseline.as_ref())?;
+                let changes = baseline
+                    .as_ref()
+                    .map(|before| cu_core::changes::diff(&before.lines, &observed.view.lines));
+                Ok(WaitResult {
+                    outcome: if verdict.met {
+                        WaitOutcome::Satisfied
+                    } else {
+                        WaitOutcome::Unsatisfied
+                    },
+                    seen: verdict.seen,
+                    waited_ms,
+                    reason: None,
+                    window: Some(observed.result.window),
+                    state_id: Some(observed.result.state_id),
+                    change_count: changes.as_ref().map(ChangeCount::of),
+                    changes: changes.map(|c| c.render()),
+                })
+            }
+        }
+    }
+}
+
+fn state_request(window: &WindowId) -> StateRequest {
+    StateRequest {
+        window_id: window.0.clone(),
+        ..StateRequest::default()
+    }
+}
+
+pub(crate) fn unknown(e: Error, waited_ms: u64) -> WaitResult {
+    WaitResult {
+        outcome: WaitOutcome::Unknown,
+        seen: String::new(),
+        waited_ms,
+        reason: Some(format!("{}: {}", e.code.as_str(), e.message)),
+        window: None,
+        state_id: None,
+        changes: None,
+        change_count: None,
+    }
+}
+
+/// `until=stable`: met when the outline has not changed for `quiet`.
+fn stable(
+    snapshot: &Snapshot,
+    previous: &mut Option<(Vec<String>, Instant)>,
+    quiet: Duration,
+) -> Verdict {
+    let lines: Vec<String> = snapshot
+        .nodes
+        .iter()
+        .map(|n| cu_core::outline::describe(snapshot, n))
+        .collect();
+    let now = Instant::now();
+    let since = match previous.take() {
+        Some((before, since)) if before == lines => since,
+        _ => now,
+    };
+    let still = now.duration_since(since);
+    *previous = Some((lines, since));
+    Verdict {
+        met: still >= quiet,
+        seen: format!("unchanged for {} ms", still.as_millis()),
+    }
+}
