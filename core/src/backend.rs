@@ -112,6 +112,33 @@ pub enum InputEvent {
     },
 }
 
+/// A change to a top-level window (`gui_window`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WindowChange {
+    /// Bring it to the front with keyboard focus.
+    Focus,
+    /// Put its top-left corner (the client area, without the frame) at this screen point.
+    Move {
+        /// Where, in screen logical pixels.
+        to: Point,
+    },
+    /// Give its client area this size.
+    Resize {
+        /// The new size.
+        size: crate::geometry::Size,
+    },
+    /// Minimize (iconify) it.
+    Minimize,
+    /// Maximize it.
+    Maximize,
+    /// Undo minimize and maximize.
+    Restore,
+    /// Ask it to close, as its close button would (it may ask to save first).
+    Close,
+}
+
 /// An RGBA image of a window, `width × height` logical pixels (scaled down by the backend where
 /// the platform captures physical pixels).
 #[derive(Clone, PartialEq, Eq)]
@@ -314,6 +341,16 @@ pub trait Backend: Send + Sync {
         ))
     }
 
+    /// Changes a top-level window: focus, move, resize, minimize, maximize, restore, close. The
+    /// backend only asks; the caller reads the result back. `ACTION_NOT_SUPPORTED` (the default)
+    /// says, with the reason, what this platform cannot do (Wayland has no move).
+    async fn change_window(&self, _window: &WindowId, change: &WindowChange) -> Result<()> {
+        Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("this backend cannot change windows ({change:?})"),
+        ))
+    }
+
     /// Waits up to `within` for the platform to report a change in `window` (accessibility
     /// events), answering whether one came. `NOT_SUPPORTED` (the default) means the platform
     /// reports none here: the caller polls instead.
@@ -393,6 +430,10 @@ impl Backend for Unavailable {
     }
 
     async fn activate(&self, _: &WindowId) -> Result<()> {
+        Err(self.error())
+    }
+
+    async fn change_window(&self, _: &WindowId, _: &WindowChange) -> Result<()> {
         Err(self.error())
     }
 

@@ -126,6 +126,9 @@ codes! {
     /// The action was performed and failed.
     ActionFailed => "ACTION_FAILED", true,
         "Observe again to see the current state, then retry.";
+    /// The configuration does not allow starting this program (`apps.allow`).
+    ProgramNotAllowed => "PROGRAM_NOT_ALLOWED", false,
+        "Start a desktop application by name, or ask the user to add the program to apps.allow.";
     /// The caller is not authenticated.
     Unauthorized => "UNAUTHORIZED", false,
         "Provide the bearer token configured for this server.";

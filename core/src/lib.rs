@@ -14,6 +14,7 @@
 //!   codes;
 //! - [`config`]: defaults < TOML file < `MCP_CU_*` environment, validated;
 //! - [`keys`]: key combinations parsed once for every backend;
+//! - [`launch`]: which programs `gui_open` may start (desktop applications by default);
 //! - [`text`]: label normalization (case folding, NFKC, Hebrew niqqud, marks);
 //! - [`extract`]: what a window says, read in code (profiles; groundwork of `look_at_screen`);
 //! - [`sessions`]: `look_at_screen` session files (what changed, cached answers);
@@ -47,6 +48,7 @@ pub mod error;
 pub mod extract;
 pub mod geometry;
 pub mod keys;
+pub mod launch;
 pub mod matching;
 pub mod outline;
 pub mod persist;

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use cu_core::{Error, ErrorAnswer};
 use cu_tools::{
     ActionRequest, ActionResult, ClickRequest, ClickResult, HealthReport, ListResult, LookAnswer,
-    LookRequest, PingResult, ReleaseResult, Service, StateRequest, StateResult, TypeRequest,
-    TypeResult, WaitRequest, WaitResult,
+    LookRequest, OpenResult, OpenToolRequest, PingResult, ReleaseResult, Service, StateRequest,
+    StateResult, TypeRequest, TypeResult, WaitRequest, WaitResult, WindowRequest, WindowResult,
 };
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use schemars::generate::{Contract, SchemaSettings};
@@ -136,6 +136,22 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         input: input::<ActionRequest>,
         output: output::<ActionResult>,
         run: gui_action,
+    },
+    ToolSpec {
+        name: "gui_window",
+        description: "Change a window from gui_list: op focus, move (x, y: screen point of its top-left corner), resize (width, height), minimize, maximize, restore, close. Read back from the window list: outcome done, not_seen, or dialog (a close that opened \"Save changes?\" instead: answer it). Not on Wayland for move/resize/minimize.",
+        effect: Impact::Acts,
+        input: input::<WindowRequest>,
+        output: output::<WindowResult>,
+        run: gui_window,
+    },
+    ToolSpec {
+        name: "gui_open",
+        description: "Start a desktop application (program name as its menu entry runs it, e.g. \"gnome-calculator\"), open a document path or an http(s)/mailto link, and wait for its window: answers window_id and the app name to pass to click/type_text. Shells, terminals and interpreters are refused (PROGRAM_NOT_ALLOWED) unless the user lists them in apps.allow.",
+        effect: Impact::Acts,
+        input: input::<OpenToolRequest>,
+        output: output::<OpenResult>,
+        run: gui_open,
     },
     ToolSpec {
         name: "click",
@@ -346,6 +362,25 @@ fn gui_action(service: &Service, args: Value) -> Answer<'_> {
     Box::pin(async move {
         let request: ActionRequest = parse(args)?;
         Ok(json_result(&service.gui_action(&request).await?))
+    })
+}
+
+fn gui_window(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: WindowRequest = parse(args)?;
+        Ok(json_result(&service.gui_window(&request).await?))
+    })
+}
+
+fn gui_open(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: OpenToolRequest = parse(args)?;
+        let opened = service.gui_open(&request).await?;
+        let mut result = json_result(&opened);
+        if !opened.ok {
+            result.is_error = Some(true);
+        }
+        Ok(result)
     })
 }
 

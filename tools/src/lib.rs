@@ -12,6 +12,7 @@
 //! - `look.rs`: `look_at_screen`; `llm.rs`: the model as the tools use it (`ping`, `health`,
 //!   `release_model`, timeouts, keep-alive); `image.rs`: captures as JPEG;
 //! - `wait.rs`: `gui_wait` and the `expect` of acting tools (conditions, events or polling);
+//! - `window.rs`: `gui_window` (focus, move, resize, minimize, maximize, restore, close);
 //! - `desktop.rs`: the Desktop page's internal call; `open.rs`: the app launcher.
 
 mod action;
@@ -34,6 +35,9 @@ mod test_support;
 mod wait;
 #[cfg(test)]
 mod wait_tests;
+mod window;
+#[cfg(test)]
+mod window_tests;
 
 use std::sync::Arc;
 
@@ -59,9 +63,10 @@ pub use label::{
 };
 pub use llm::{ModelHealth, ModelRuntime, PingResult, ReleaseResult};
 pub use look::{LookAnswer, LookImage, LookOutcome, LookRequest};
-pub use open::{OpenRequest, OpenResult};
+pub use open::{OpenRequest, OpenResult, OpenToolRequest};
 pub use steps::{Effect, Opened, Outcome, Via};
 pub use wait::{WaitOutcome, WaitRequest, WaitResult};
+pub use window::{WindowOp, WindowOutcome, WindowRequest, WindowResult};
 
 /// What every tool shares.
 pub struct Service {

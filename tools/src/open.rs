@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use cu_core::element::SnapshotOptions;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{target, Service};
@@ -40,8 +40,26 @@ pub struct OpenRequest {
     pub verify: bool,
 }
 
+/// `gui_open`'s request. The field docs are the tool's input schema, as agents read it.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenToolRequest {
+    /// A desktop application's program name ("gnome-calculator"), a document path, or an
+    /// http(s)/mailto link. Shells, terminals and interpreters only when apps.allow names them.
+    #[schemars(length(min = 1, max = 1000))]
+    pub program: String,
+    /// Arguments for a program (not for links or documents).
+    #[serde(default)]
+    #[schemars(length(max = 20), inner(length(max = 1000)))]
+    pub args: Vec<String>,
+    /// How long to wait for its window, in ms (default 20000, at most 60000).
+    #[serde(default)]
+    #[schemars(range(min = 1000, max = 60000))]
+    pub timeout_ms: Option<u64>,
+}
+
 /// The window that came, or why none did. Serialized as the one JSON line `open` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct OpenResult {
     /// A window came.
     pub ok: bool,
@@ -80,6 +98,80 @@ pub struct OpenResult {
 }
 
 impl Service {
+    /// `gui_open`: the launcher as a tool, for what the configuration permits
+    /// ([`cu_core::launch::judge`]), audited. A launch that shows no window answers `ok: false`
+    /// with `error`.
+    pub async fn gui_open(&self, req: &OpenToolRequest) -> Result<OpenResult> {
+        let record = cu_core::audit::AuditRecord {
+            action: Some("gui_open".into()),
+            target: Some(req.program.clone()),
+            ..Default::default()
+        };
+        if let Err(e) = self.open_allowed(req) {
+            self.audit(record, super::Outcome::Refused, Some(&e), None);
+            return Err(e);
+        }
+        let opened = self
+            .open(&OpenRequest {
+                program: req.program.clone(),
+                args: req.args.clone(),
+                timeout: Duration::from_millis(
+                    req.timeout_ms.unwrap_or(20_000).clamp(1000, 60_000),
+                ),
+                verify: true,
+            })
+            .await;
+        let outcome = match &opened {
+            Ok(r) if r.ok => super::Outcome::Acted,
+            _ => super::Outcome::Failed,
+        };
+        self.audit(
+            cu_core::audit::AuditRecord {
+                window: opened.as_ref().ok().and_then(|r| r.window_id.clone()),
+                ..record
+            },
+            outcome,
+            opened.as_ref().err(),
+            None,
+        );
+        opened
+    }
+
+    fn open_allowed(&self, req: &OpenToolRequest) -> Result<()> {
+        if req.program.trim().is_empty() || req.program.chars().any(char::is_control) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "program is empty or holds control characters",
+            ));
+        }
+        if req.args.len() > 20 || req.args.iter().any(|a| a.len() > 1000 || a.contains('\0')) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "at most 20 arguments of up to 1000 bytes, no NUL",
+            ));
+        }
+        let is_file = std::path::Path::new(&req.program).is_file();
+        let apps = installed_apps();
+        let launch =
+            cu_core::launch::judge(&req.program, is_file, &self.config.apps_allow, &|name| {
+                apps.contains(name)
+            })?;
+        let handed_on = !matches!(launch, cu_core::launch::Launch::Program(_));
+        if handed_on && !req.args.is_empty() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "args go with a program, not with a link or document",
+            ));
+        }
+        if cfg!(windows) && handed_on && !cu_core::launch::cmd_safe(&req.program) {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the link or path holds characters the Windows opener (cmd) would interpret: & | < > ^ % ! \"",
+            ));
+        }
+        Ok(())
+    }
+
     /// Launches `req.program` and waits for its window. Launch failures and timeouts come back
     /// as `ok: false` with `error`; only a missing desktop is an `Err`.
     pub async fn open(&self, req: &OpenRequest) -> Result<OpenResult> {
@@ -189,6 +281,96 @@ impl Service {
             frontmost: None,
         }
     }
+}
+
+/// What the application menu lists, by program base name in lower case: on Linux the `Exec`
+/// and `TryExec` programs of the `.desktop` entries in the XDG data directories, on Windows the
+/// Start menu's shortcuts, on macOS the application bundles.
+fn installed_apps() -> HashSet<String> {
+    let mut names = HashSet::new();
+    for dir in app_dirs() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten().take(5000) {
+            let path = entry.path();
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            match ext.as_deref() {
+                Some("desktop") => {
+                    if let Ok(text) = std::fs::read_to_string(&path) {
+                        names.extend(desktop_programs(&text));
+                    }
+                }
+                Some("lnk") | Some("app") => {
+                    if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                        names.insert(stem.to_lowercase());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    names
+}
+
+/// The programs a `.desktop` entry starts (`Exec`'s and `TryExec`'s first word, base name).
+fn desktop_programs(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            l.strip_prefix("Exec=")
+                .or_else(|| l.strip_prefix("TryExec="))
+        })
+        .filter_map(|v| v.split_whitespace().next())
+        .map(|p| {
+            p.trim_matches('"')
+                .rsplit('/')
+                .next()
+                .unwrap_or(p)
+                .to_lowercase()
+        })
+        .collect()
+}
+
+fn app_dirs() -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let mut dirs = Vec::new();
+    if cfg!(windows) {
+        for var in ["ProgramData", "APPDATA"] {
+            if let Some(base) = std::env::var_os(var) {
+                let menu = PathBuf::from(base).join("Microsoft/Windows/Start Menu/Programs");
+                dirs.push(menu.clone());
+                if let Ok(subs) = std::fs::read_dir(&menu) {
+                    dirs.extend(subs.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+                }
+            }
+        }
+    } else if cfg!(target_os = "macos") {
+        dirs.extend(
+            [
+                "/Applications",
+                "/System/Applications",
+                "/System/Applications/Utilities",
+            ]
+            .map(PathBuf::from),
+        );
+    } else {
+        let home = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")));
+        let data = std::env::var("XDG_DATA_DIRS")
+            .ok()
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+        dirs.extend(home.map(|h| h.join("applications")));
+        dirs.extend(
+            data.split(':')
+                .map(|d| PathBuf::from(d).join("applications")),
+        );
+    }
+    dirs
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

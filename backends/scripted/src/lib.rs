@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
-    WindowImage,
+    WindowChange, WindowImage,
 };
 use cu_core::element::{
     ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State,
@@ -46,6 +46,8 @@ pub enum Event {
     Perform(WindowId, String, SemanticAction),
     /// A window was brought to the front.
     Activate(WindowId),
+    /// A window was asked to change (`gui_window`).
+    Window(WindowId, WindowChange),
 }
 
 /// What happens when a named control is pressed.
@@ -104,6 +106,10 @@ struct World {
 pub struct Scripted {
     world: Arc<Mutex<World>>,
 }
+
+/// The name [`Scripted::on_press`] reacts to when a window is asked to close (`gui_window`
+/// close): `Reaction::Open` opens a "Save changes?" dialog instead of closing.
+pub const CLOSE_REQUEST: &str = "(close request)";
 
 /// The desktop instance every scripted observation carries.
 pub const DESKTOP: &str = "scripted";
@@ -690,6 +696,38 @@ impl Backend for Scripted {
         w.fail(Call::Activate)?;
         w.window(window)?;
         w.events.push(Event::Activate(window.clone()));
+        Ok(())
+    }
+
+    async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
+        let mut w = self.world();
+        w.window(window)?;
+        w.events.push(Event::Window(window.clone(), *change));
+        let reaction = w.reactions.get(CLOSE_REQUEST).cloned();
+        let Some(win) = w.windows.iter_mut().find(|x| &x.info.id == window) else {
+            return Ok(());
+        };
+        let bounds = win.info.bounds.unwrap_or(Rect::new(0, 0, 400, 300));
+        match change {
+            WindowChange::Focus | WindowChange::Restore => win.info.minimized = false,
+            WindowChange::Move { to } => {
+                win.info.bounds = Some(Rect::new(to.x, to.y, bounds.width, bounds.height));
+            }
+            WindowChange::Resize { size } => {
+                win.info.bounds = Some(Rect::new(bounds.x, bounds.y, size.width, size.height));
+            }
+            WindowChange::Minimize => win.info.minimized = true,
+            WindowChange::Maximize => win.info.bounds = Some(Rect::new(0, 0, 1920, 1080)),
+            WindowChange::Close => match reaction {
+                Some(Reaction::Open(fixture)) => {
+                    if let Ok(s) = outline_fixture::parse(&fixture) {
+                        w.add(s, Point::new(60, 60));
+                    }
+                }
+                _ => w.windows.retain(|x| &x.info.id != window),
+            },
+            _ => {}
+        }
         Ok(())
     }
 

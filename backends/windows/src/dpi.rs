@@ -43,6 +43,26 @@ pub fn to_screen_physical(p: Point, window_physical: Rect, dpi: u32) -> Point {
     )
 }
 
+/// Where `SetWindowPos` must put the outer rectangle (physical) so that the window's listed
+/// bounds (its visible frame, logical) become `target`: DWM's invisible resize borders, the
+/// difference between `outer_physical` and `frame_physical`, are kept around it.
+pub fn outer_for(target: Rect, frame_physical: Rect, outer_physical: Rect, dpi: u32) -> Rect {
+    let s = scale(dpi);
+    let f = |v: i32| (f64::from(v) * s).round() as i32;
+    let left = frame_physical.x - outer_physical.x;
+    let top = frame_physical.y - outer_physical.y;
+    let right =
+        (outer_physical.x + outer_physical.width) - (frame_physical.x + frame_physical.width);
+    let bottom =
+        (outer_physical.y + outer_physical.height) - (frame_physical.y + frame_physical.height);
+    Rect::new(
+        f(target.x) - left,
+        f(target.y) - top,
+        f(target.width) + left + right,
+        f(target.height) + top + bottom,
+    )
+}
+
 /// A physical screen point as SendInput's normalized absolute coordinates over the virtual
 /// desktop (`MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK`), where `desktop` is the virtual
 /// screen (`SM_XVIRTUALSCREEN`… in physical pixels). `None` outside it.
@@ -97,5 +117,18 @@ mod tests {
             Some((32776, 32798))
         );
         assert_eq!(to_sendinput(Point::new(1920, 0), desktop), None);
+    }
+
+    #[test]
+    fn outer_rectangles_keep_the_invisible_borders_around_the_frame() {
+        // A 150 % window whose outer rectangle has 7 px invisible borders left, right, bottom.
+        let frame = Rect::new(307, 200, 600, 450);
+        let outer = Rect::new(300, 200, 614, 457);
+        let target = Rect::new(100, 50, 400, 300);
+        assert_eq!(
+            outer_for(target, frame, outer, 144),
+            Rect::new(143, 75, 614, 457)
+        );
+        assert_eq!(outer_for(frame, frame, outer, 96), outer);
     }
 }

@@ -90,6 +90,10 @@ pub struct Config {
     /// Actions the gate stops wait for a person's approval on the Desktop page (and
     /// `confirm_dangerous` alone is not enough).
     pub approvals: bool,
+    /// Programs `gui_open` may start besides desktop applications.
+    pub apps_allow: Vec<String>,
+    /// `gui_clipboard` may read the clipboard.
+    pub clipboard_read: bool,
     /// `type_text` limit, characters.
     pub max_type_chars: u32,
     /// `look_at_screen` question limit, characters.
@@ -158,6 +162,8 @@ impl Config {
             safety_blocklist: Vec::new(),
             safety_blocklist_extra: Vec::new(),
             approvals: false,
+            apps_allow: Vec::new(),
+            clipboard_read: false,
             max_type_chars: 2000,
             max_question_chars: 300,
             image_timeout: 15.0,

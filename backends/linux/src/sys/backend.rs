@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
+    WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::{Point, Rect};
@@ -715,6 +716,22 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         let (x, _, xid) = c.x_target(window, "activate").await?;
         blocking(move || x.activate(xid)).await
+    }
+
+    async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
+        let c = self.connected().await?;
+        let (x, _, xid) = c.x_target(window, "change").await.map_err(|e| {
+            if e.code == ErrorCode::ActionNotSupported {
+                // Wayland: clients cannot place, size or iconify other clients' windows.
+                e.with_suggestion(
+                    "On Wayland only the compositor moves, sizes and minimizes windows; use its own shortcuts, or close the window with its close button.",
+                )
+            } else {
+                e
+            }
+        })?;
+        let change = *change;
+        blocking(move || x.change(xid, &change)).await
     }
 }
 

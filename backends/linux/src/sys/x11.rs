@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use cu_core::backend::{MouseButton, WindowImage};
+use cu_core::backend::{MouseButton, WindowChange, WindowImage};
 use cu_core::geometry::{Point, Rect};
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
@@ -38,6 +38,11 @@ struct Atoms {
     state_hidden: Atom,
     state_modal: Atom,
     at_spi_bus: Atom,
+    moveresize: Atom,
+    close_window: Atom,
+    change_state: Atom,
+    max_vert: Atom,
+    max_horz: Atom,
 }
 
 /// A connection to one X display.
@@ -98,6 +103,11 @@ impl X11 {
             state_hidden: intern(b"_NET_WM_STATE_HIDDEN")?,
             state_modal: intern(b"_NET_WM_STATE_MODAL")?,
             at_spi_bus: intern(b"AT_SPI_BUS")?,
+            moveresize: intern(b"_NET_MOVERESIZE_WINDOW")?,
+            close_window: intern(b"_NET_CLOSE_WINDOW")?,
+            change_state: intern(b"WM_CHANGE_STATE")?,
+            max_vert: intern(b"_NET_WM_STATE_MAXIMIZED_VERT")?,
+            max_horz: intern(b"_NET_WM_STATE_MAXIMIZED_HORZ")?,
         };
         Ok(X11 {
             conn,
@@ -273,6 +283,81 @@ impl X11 {
         .with_suggestion(
             "Make sure a window manager that supports _NET_ACTIVE_WINDOW is running, then retry.",
         ))
+    }
+
+    /// Asks the window manager (EWMH / ICCCM client messages to the root window) to change
+    /// `id`. Only asks: the caller reads the outcome back.
+    pub(crate) fn change(&self, id: Window, change: &WindowChange) -> Result<()> {
+        self.bounds(id)?;
+        // Source indication 2: a pager or tool acting for the user, which window managers obey.
+        const TOOL: u32 = 2;
+        const ADD: u32 = 1;
+        const REMOVE: u32 = 0;
+        // StaticGravity: x, y are the client window's own position, not its frame's.
+        const STATIC_GRAVITY: u32 = 10;
+        let (atom, data) = match change {
+            WindowChange::Focus => return self.activate(id),
+            WindowChange::Move { to } => (
+                self.atoms.moveresize,
+                [
+                    STATIC_GRAVITY | 1 << 8 | 1 << 9 | TOOL << 12,
+                    to.x as u32,
+                    to.y as u32,
+                    0,
+                    0,
+                ],
+            ),
+            WindowChange::Resize { size } => (
+                self.atoms.moveresize,
+                [
+                    STATIC_GRAVITY | 1 << 10 | 1 << 11 | TOOL << 12,
+                    0,
+                    0,
+                    size.width.max(1) as u32,
+                    size.height.max(1) as u32,
+                ],
+            ),
+            // ICCCM: IconicState.
+            WindowChange::Minimize => (self.atoms.change_state, [3, 0, 0, 0, 0]),
+            WindowChange::Maximize => (
+                self.atoms.wm_state,
+                [ADD, self.atoms.max_vert, self.atoms.max_horz, TOOL, 0],
+            ),
+            WindowChange::Restore => {
+                self.message(
+                    id,
+                    self.atoms.wm_state,
+                    [REMOVE, self.atoms.max_vert, self.atoms.max_horz, TOOL, 0],
+                )?;
+                // Mapping an iconified window back is activation's job (_NET_ACTIVE_WINDOW).
+                if self.describe(id)?.minimized {
+                    return self.activate(id);
+                }
+                return self.sync();
+            }
+            WindowChange::Close => (self.atoms.close_window, [0, TOOL, 0, 0, 0]),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{change:?} is not known to the X11 backend"),
+                ))
+            }
+        };
+        self.message(id, atom, data)?;
+        self.sync()
+    }
+
+    fn message(&self, id: Window, atom: Atom, data: [u32; 5]) -> Result<()> {
+        let event = ClientMessageEvent::new(32, id, atom, data);
+        self.conn
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                event,
+            )
+            .map_err(|e| x_err("send_event", e))?;
+        self.conn.flush().map_err(|e| x_err("flush", e))
     }
 
     /// A modal dialog that blocks `id`: a client window transient for it (`WM_TRANSIENT_FOR`)

@@ -8,8 +8,8 @@ use accessibility_sys::{
     AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyElementAtPosition,
     AXUIElementCopyMultipleAttributeValues, AXUIElementCreateApplication, AXUIElementGetTypeID,
     AXUIElementIsAttributeSettable, AXUIElementPerformAction, AXUIElementRef,
-    AXUIElementSetAttributeValue, AXUIElementSetMessagingTimeout, AXValueGetType, AXValueGetTypeID,
-    AXValueGetValue, AXValueRef,
+    AXUIElementSetAttributeValue, AXUIElementSetMessagingTimeout, AXValueCreate, AXValueGetType,
+    AXValueGetTypeID, AXValueGetValue, AXValueRef,
 };
 use core_foundation::array::CFArray;
 use core_foundation::base::{CFType, CFTypeRef, TCFType};
@@ -181,6 +181,26 @@ impl AxElement {
         self.set(name, &b.as_CFType())
     }
 
+    /// Sets `AXPosition` (a point) or `AXSize` (a size) in global points.
+    pub(super) fn set_geometry(&self, name: &str, geometry: Geometry) -> Result<(), AXError> {
+        // SAFETY: each pointer is to a live value of the type its AXValue kind names;
+        // AXValueCreate copies it.
+        let raw = unsafe {
+            match &geometry {
+                Geometry::Point(p) => {
+                    AXValueCreate(kAXValueTypeCGPoint, (p as *const CGPoint).cast())
+                }
+                Geometry::Size(z) => AXValueCreate(kAXValueTypeCGSize, (z as *const CGSize).cast()),
+            }
+        };
+        if raw.is_null() {
+            return Err(accessibility_sys::kAXErrorFailure);
+        }
+        // SAFETY: AXValueCreate follows the create rule: we own the one reference.
+        let value = unsafe { CFType::wrap_under_create_rule(raw as CFTypeRef) };
+        self.set(name, &value)
+    }
+
     /// Performs an action by name.
     pub(super) fn perform(&self, action: &str) -> Result<(), AXError> {
         let name = CFString::new(action);
@@ -195,6 +215,14 @@ impl AxElement {
             self.attribute("AXSize").ok(),
         )
     }
+}
+
+/// A value for [`AxElement::set_geometry`].
+pub(super) enum Geometry {
+    /// For `AXPosition`.
+    Point(CGPoint),
+    /// For `AXSize`.
+    Size(CGSize),
 }
 
 /// A rectangle from decoded `AXPosition` and `AXSize` values.

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
+    WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
@@ -94,6 +95,57 @@ fn window(id: &WindowId) -> Result<Listed> {
         Error::new(ErrorCode::WindowNotFound, "the window has closed")
             .with_suggestion("Call gui_list and use a current window id.")
     })
+}
+
+/// Moves, sizes, minimizes, zooms, restores or closes a window through its AX attributes and
+/// title-bar buttons (focus is [`activate_now`]).
+fn change_now(l: &Listed, change: &WindowChange) -> Result<()> {
+    use core_graphics::geometry::{CGPoint, CGSize};
+    use element::Geometry;
+    let failed = |what: &str, code: accessibility_sys::AXError| {
+        Error::new(
+            ErrorCode::ActionFailed,
+            format!("the window refused {what} (AXError {code})"),
+        )
+    };
+    let press = |button: &str| match l.element.attribute(button) {
+        Ok(element::AxValue::Element(b)) => b.perform("AXPress").map_err(|c| failed(button, c)),
+        _ => Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("this window has no {button}"),
+        )),
+    };
+    match change {
+        WindowChange::Focus => activate_now(l),
+        WindowChange::Move { to } => l
+            .element
+            .set_geometry(
+                "AXPosition",
+                Geometry::Point(CGPoint::new(f64::from(to.x), f64::from(to.y))),
+            )
+            .map_err(|c| failed("AXPosition", c)),
+        WindowChange::Resize { size } => l
+            .element
+            .set_geometry(
+                "AXSize",
+                Geometry::Size(CGSize::new(f64::from(size.width), f64::from(size.height))),
+            )
+            .map_err(|c| failed("AXSize", c)),
+        WindowChange::Minimize => l
+            .element
+            .set_bool("AXMinimized", true)
+            .map_err(|c| failed("AXMinimized", c)),
+        WindowChange::Restore => l
+            .element
+            .set_bool("AXMinimized", false)
+            .map_err(|c| failed("AXMinimized", c)),
+        WindowChange::Maximize => press("AXZoomButton"),
+        WindowChange::Close => press("AXCloseButton"),
+        _ => Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("{change:?} is not known to the macOS backend"),
+        )),
+    }
 }
 
 fn activate_now(l: &Listed) -> Result<()> {
@@ -278,6 +330,11 @@ impl Backend for MacBackend {
     async fn activate(&self, id: &WindowId) -> Result<()> {
         let id = id.clone();
         blocking(move || activate_now(&window(&id)?)).await
+    }
+
+    async fn change_window(&self, id: &WindowId, change: &WindowChange) -> Result<()> {
+        let (id, change) = (id.clone(), *change);
+        blocking(move || change_now(&window(&id)?, &change)).await
     }
 
     async fn element_at(&self, id: &WindowId, at: Point) -> Result<Probe> {

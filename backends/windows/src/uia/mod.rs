@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
+    WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
@@ -247,6 +248,12 @@ impl Backend for WindowsBackend {
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let hwnd = self.window(window).await?.hwnd;
         blocking(move || win32::activate(hwnd)).await
+    }
+
+    async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
+        let hwnd = self.window(window).await?.hwnd;
+        let change = *change;
+        blocking(move || win32::change(hwnd, &change)).await
     }
 
     async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {

@@ -5,9 +5,11 @@ use std::ffi::c_void;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
+use cu_core::backend::WindowChange;
 use cu_core::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 use windows::core::{BOOL, PWSTR};
+use windows::Win32::Foundation::WPARAM;
 use windows::Win32::Foundation::{CloseHandle, HANDLE, HWND, LPARAM, RECT};
 use windows::Win32::Graphics::Dwm::{
     DwmGetWindowAttribute, DWMWA_CLOAKED, DWMWA_EXTENDED_FRAME_BOUNDS,
@@ -31,7 +33,8 @@ use windows::Win32::UI::Input::KeyboardAndMouse::SetFocus;
 use windows::Win32::UI::WindowsAndMessaging::{
     BringWindowToTop, EnumWindows, GetClassNameW, GetForegroundWindow, GetWindow,
     GetWindowLongPtrW, GetWindowRect, GetWindowTextW, GetWindowThreadProcessId, IsIconic, IsWindow,
-    IsWindowVisible, SetForegroundWindow, ShowWindow, GWL_EXSTYLE, GW_OWNER, SW_RESTORE,
+    IsWindowVisible, PostMessageW, SetForegroundWindow, SetWindowPos, ShowWindow, GWL_EXSTYLE,
+    GW_OWNER, SWP_NOACTIVATE, SWP_NOZORDER, SW_MAXIMIZE, SW_MINIMIZE, SW_RESTORE, WM_CLOSE,
     WS_EX_TOOLWINDOW,
 };
 
@@ -349,6 +352,75 @@ pub(super) fn activate(value: isize) -> Result<()> {
             .with_suggestion("Click the window once (or close what is in front of it), then retry; element actions work without focus."));
         }
         std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Moves, sizes, minimizes, maximizes, restores or closes `value` (focus is [`activate`]). The
+/// listed bounds are the visible frame in logical pixels; the outer rectangle keeps DWM's
+/// invisible borders around it ([`crate::dpi::outer_for`]).
+pub(super) fn change(value: isize, change: &WindowChange) -> Result<()> {
+    let window = hwnd(value);
+    // SAFETY: IsWindow accepts any value.
+    if !unsafe { IsWindow(Some(window)) }.as_bool() {
+        return Err(Error::new(
+            ErrorCode::WindowNotFound,
+            "the window has closed",
+        ));
+    }
+    let place = |target: Rect| -> Result<()> {
+        let (Some(frame), Some(outer)) = (frame(window), outer_rect(window)) else {
+            return Err(Error::new(
+                ErrorCode::WindowNotFound,
+                "the window has closed",
+            ));
+        };
+        let to = crate::dpi::outer_for(target, frame, outer, dpi(window));
+        // SAFETY: a valid window; no z-order change, no activation.
+        unsafe {
+            SetWindowPos(
+                window,
+                None,
+                to.x,
+                to.y,
+                to.width,
+                to.height,
+                SWP_NOZORDER | SWP_NOACTIVATE,
+            )
+        }
+        .map_err(|e| Error::new(ErrorCode::ActionFailed, format!("SetWindowPos: {e}")))
+    };
+    let listed = || frame(window).map(|f| crate::dpi::to_logical(f, dpi(window)));
+    match change {
+        WindowChange::Focus => activate(value),
+        WindowChange::Move { to } => {
+            let now = listed()
+                .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has closed"))?;
+            place(Rect::new(to.x, to.y, now.width, now.height))
+        }
+        WindowChange::Resize { size } => {
+            let now = listed()
+                .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has closed"))?;
+            place(Rect::new(now.x, now.y, size.width, size.height))
+        }
+        WindowChange::Minimize | WindowChange::Maximize | WindowChange::Restore => {
+            let show = match change {
+                WindowChange::Minimize => SW_MINIMIZE,
+                WindowChange::Maximize => SW_MAXIMIZE,
+                _ => SW_RESTORE,
+            };
+            // SAFETY: a valid window; the return value is the previous visibility, not an error.
+            let _ = unsafe { ShowWindow(window, show) };
+            Ok(())
+        }
+        WindowChange::Close => {
+            // SAFETY: a valid window; WM_CLOSE asks, as the close button does.
+            unsafe { PostMessageW(Some(window), WM_CLOSE, WPARAM(0), LPARAM(0)) }
+                .map_err(|e| Error::new(ErrorCode::ActionFailed, format!("PostMessageW: {e}")))
+        }
+        _ => Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            format!("{change:?} is not known to the Windows backend"),
+        )),
     }
 }
 

@@ -1,0 +1,177 @@
+//! `gui_window` against the scripted backend: each op read back, a close that opens "Save
+//! changes?" answered with that dialog, closing through the gate when the configuration blocks
+//! it, and bad requests refused before anything is sent.
+
+use cu_backend_scripted::{Event, Reaction, Scripted, CLOSE_REQUEST};
+use cu_core::geometry::{Point, Rect};
+use cu_core::ErrorCode;
+
+use super::test_support::{block_on, service, Lab};
+use super::{WindowOp, WindowOutcome, WindowRequest};
+
+const APP: &str = r#"app: notes
+title: notes.txt
+---
+window "notes.txt" @0,0 400x300
+  button "Save" @10,10 60x30
+"#;
+
+const ASK: &str = r#"app: notes
+title: Save changes?
+---
+dialog "Save changes?" @0,0 300x120
+  button "Don't Save" @10,80 90x30
+"#;
+
+fn lab() -> Lab {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Scripted::new();
+    let window = backend.open(APP, Point::new(100, 100)).unwrap();
+    let service = service(&backend, dir.path(), 50);
+    Lab {
+        backend,
+        service,
+        window,
+        _dir: dir,
+    }
+}
+
+fn request(lab: &Lab, op: WindowOp) -> WindowRequest {
+    WindowRequest {
+        window_id: lab.window.0.clone(),
+        op,
+        x: None,
+        y: None,
+        width: None,
+        height: None,
+        confirm_dangerous: false,
+    }
+}
+
+#[test]
+fn each_op_is_read_back() {
+    let lab = lab();
+    let moved = block_on(lab.service.gui_window(&WindowRequest {
+        x: Some(300),
+        y: Some(40),
+        ..request(&lab, WindowOp::Move)
+    }))
+    .unwrap();
+    assert_eq!(moved.outcome, WindowOutcome::Done);
+    assert_eq!(
+        moved.window.unwrap().bounds,
+        Some(Rect::new(300, 40, 400, 300))
+    );
+    let resized = block_on(lab.service.gui_window(&WindowRequest {
+        width: Some(500),
+        height: Some(350),
+        ..request(&lab, WindowOp::Resize)
+    }))
+    .unwrap();
+    assert_eq!(
+        resized.window.unwrap().bounds,
+        Some(Rect::new(300, 40, 500, 350))
+    );
+    let minimized = block_on(lab.service.gui_window(&request(&lab, WindowOp::Minimize))).unwrap();
+    assert_eq!(minimized.outcome, WindowOutcome::Done);
+    assert!(minimized.window.unwrap().minimized);
+    let restored = block_on(lab.service.gui_window(&request(&lab, WindowOp::Restore))).unwrap();
+    assert_eq!(restored.outcome, WindowOutcome::Done);
+    let maximized = block_on(lab.service.gui_window(&request(&lab, WindowOp::Maximize))).unwrap();
+    assert_eq!(maximized.outcome, WindowOutcome::Done);
+    let closed = block_on(lab.service.gui_window(&request(&lab, WindowOp::Close))).unwrap();
+    assert_eq!(closed.outcome, WindowOutcome::Done);
+    assert!(closed.window.is_none());
+}
+
+#[test]
+fn a_close_that_asks_to_save_answers_with_the_dialog() {
+    let lab = lab();
+    lab.backend
+        .on_press(CLOSE_REQUEST, Reaction::Open(ASK.into()));
+    let answer = block_on(lab.service.gui_window(&request(&lab, WindowOp::Close))).unwrap();
+    assert_eq!(answer.outcome, WindowOutcome::Dialog);
+    assert_eq!(answer.dialog.unwrap().title, "Save changes?");
+    assert!(answer.window.is_some());
+}
+
+#[test]
+fn closing_passes_the_gate_when_the_configuration_blocks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Scripted::new();
+    let window = backend.open(APP, Point::new(100, 100)).unwrap();
+    let mut config = cu_core::config::Config::defaults(&|_| None);
+    config.sessions_dir = dir.path().to_path_buf();
+    config.safety_blocklist_extra = vec!["close".into()];
+    let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
+    let req = WindowRequest {
+        window_id: window.0.clone(),
+        op: WindowOp::Close,
+        x: None,
+        y: None,
+        width: None,
+        height: None,
+        confirm_dangerous: false,
+    };
+    let refused = block_on(service.gui_window(&req)).err().map(|e| e.code);
+    assert_eq!(refused, Some(ErrorCode::DangerousActionNeedsConfirmation));
+    assert!(backend.inputs().is_empty());
+    let confirmed = WindowRequest {
+        confirm_dangerous: true,
+        ..req
+    };
+    let done = block_on(service.gui_window(&confirmed)).unwrap();
+    assert_eq!(done.outcome, WindowOutcome::Done);
+    // Minimizing is never gated.
+    let _ = block_on(service.gui_window(&WindowRequest {
+        op: WindowOp::Minimize,
+        ..confirmed
+    }));
+}
+
+#[test]
+fn bad_requests_send_nothing() {
+    let lab = lab();
+    let bad = [
+        request(&lab, WindowOp::Move),
+        WindowRequest {
+            x: Some(1),
+            ..request(&lab, WindowOp::Move)
+        },
+        WindowRequest {
+            width: Some(0),
+            height: Some(10),
+            ..request(&lab, WindowOp::Resize)
+        },
+        WindowRequest {
+            x: Some(1),
+            y: Some(1),
+            ..request(&lab, WindowOp::Minimize)
+        },
+        WindowRequest {
+            x: Some(i32::MAX),
+            y: Some(0),
+            ..request(&lab, WindowOp::Move)
+        },
+    ];
+    for req in bad {
+        let e = block_on(lab.service.gui_window(&req)).err().map(|e| e.code);
+        assert_eq!(e, Some(ErrorCode::InvalidArgument), "{req:?}");
+    }
+    let gone = WindowRequest {
+        window_id: "scripted:99".into(),
+        ..request(&lab, WindowOp::Close)
+    };
+    let e = block_on(lab.service.gui_window(&gone))
+        .err()
+        .map(|e| e.code);
+    assert_eq!(e, Some(ErrorCode::WindowNotFound));
+    assert!(
+        !lab.backend
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Window(..))),
+        "{:?}",
+        lab.backend.events()
+    );
+}
