@@ -86,6 +86,23 @@ pub enum Target {
     },
 }
 
+impl Target {
+    /// The target in words: `text_area matching "42"`, `element matching "Done"`.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Identity(_) => "element with that id".into(),
+            Target::Text { text, role } => {
+                let role = role.map_or("element".to_owned(), |r| r.as_str().to_owned());
+                if text.is_empty() {
+                    role
+                } else {
+                    format!("{role} matching \"{text}\"")
+                }
+            }
+        }
+    }
+}
+
 /// What must hold of the element.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Want {
@@ -269,7 +286,7 @@ pub fn judge_element(target: &Target, want: &Want, snapshot: &Snapshot) -> Verdi
     match (want, found.first()) {
         (Want::Absent, None) => Verdict {
             met: true,
-            seen: "no such element on screen".into(),
+            seen: format!("no {} on screen", target.describe()),
         },
         (Want::Absent, Some(n)) => Verdict {
             met: false,
@@ -277,7 +294,7 @@ pub fn judge_element(target: &Target, want: &Want, snapshot: &Snapshot) -> Verdi
         },
         (_, None) => Verdict {
             met: false,
-            seen: "no such element on screen".into(),
+            seen: format!("no {} on screen", target.describe()),
         },
         (_, Some(first)) => match found.iter().find(holds) {
             Some(n) => Verdict {
