@@ -248,11 +248,46 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let result = self.call_answering_panics(&request.name, args).await;
+        let call = self.call_answering_panics(&request.name, args);
+        let result = match context.meta.get_progress_token() {
+            Some(token) => with_progress(call, &context.peer, token, &request.name).await,
+            None => call.await,
+        };
         Ok(result.into())
+    }
+}
+
+/// How often a call that runs long reports progress.
+pub const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `call`, and while it runs sends the client a progress notification every
+/// [`PROGRESS_EVERY`] (seconds so far, and the tool's name), so clients show status and keep a
+/// long call (a model loading, a wait, a launch) alive. Only for clients that asked with a
+/// progress token.
+async fn with_progress<F: std::future::Future>(
+    call: F,
+    peer: &rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+    tool: &str,
+) -> F::Output {
+    let started = tokio::time::Instant::now();
+    let mut tick = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            out = &mut call => return out,
+            _ = tick.tick() => {
+                let seconds = started.elapsed().as_secs();
+                let note = rmcp::model::ProgressNotificationParam::new(token.clone(), seconds as f64)
+                    .with_message(format!("{tool}: running for {seconds} s"));
+                if let Err(e) = peer.notify_progress(note).await {
+                    tracing::debug!("progress notification not sent: {e}");
+                }
+            }
+        }
     }
 }
 

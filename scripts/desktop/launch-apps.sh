@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox chromium chromium-controls, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+#       firefox chromium chromium-controls chromium-delayed, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -55,6 +55,14 @@ for a in "${APPS[@]}"; do case $a in
                 --disable-default-apps --disable-extensions --disable-domain-reliability \
                 --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
                 --window-size=1000,700 --window-position=250,120 "file://$STATE/web/controls.html" ;;
+  chromium-delayed)
+              cp "$FIX/delayed.html" "$STATE/web/delayed.html"
+              run chromium-delayed chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
+                --user-data-dir="$STATE/chromium-delayed" --no-first-run --no-default-browser-check \
+                --disable-background-networking --disable-component-update --disable-sync \
+                --disable-default-apps --disable-extensions --disable-domain-reliability \
+                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
+                --window-size=900,600 --window-position=220,140 "file://$STATE/web/delayed.html" ;;
   outline:*)  # a profile fixture as a live GTK window: outline:claude_code/working
               key="${a//[:\/]/-}"
               run "$key" $PY "$FIX/outline_window.py" "$FIX/extract/${a#outline:}.outline"
