@@ -351,6 +351,22 @@ pub trait Backend: Send + Sync {
         ))
     }
 
+    /// The clipboard's text (empty when it holds none). `NOT_SUPPORTED` by default.
+    async fn read_clipboard(&self) -> Result<String> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend has no clipboard",
+        ))
+    }
+
+    /// Puts text on the clipboard. `NOT_SUPPORTED` by default.
+    async fn write_clipboard(&self, _text: &str) -> Result<()> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend has no clipboard",
+        ))
+    }
+
     /// Waits up to `within` for the platform to report a change in `window` (accessibility
     /// events), answering whether one came. `NOT_SUPPORTED` (the default) means the platform
     /// reports none here: the caller polls instead.

@@ -129,6 +129,9 @@ codes! {
     /// The configuration does not allow starting this program (`apps.allow`).
     ProgramNotAllowed => "PROGRAM_NOT_ALLOWED", false,
         "Start a desktop application by name, or ask the user to add the program to apps.allow.";
+    /// The configuration turns this off (the key is in the details), e.g. reading the clipboard.
+    NotAllowed => "NOT_ALLOWED", false,
+        "The user can turn it on with the configuration key named in the details.";
     /// The caller is not authenticated.
     Unauthorized => "UNAUTHORIZED", false,
         "Provide the bearer token configured for this server.";

@@ -14,9 +14,10 @@ use std::sync::Arc;
 
 use cu_core::{Error, ErrorAnswer};
 use cu_tools::{
-    ActionRequest, ActionResult, ClickRequest, ClickResult, HealthReport, ListResult, LookAnswer,
-    LookRequest, OpenResult, OpenToolRequest, PingResult, ReleaseResult, Service, StateRequest,
-    StateResult, TypeRequest, TypeResult, WaitRequest, WaitResult, WindowRequest, WindowResult,
+    ActionRequest, ActionResult, ClickRequest, ClickResult, ClipboardRequest, ClipboardResult,
+    HealthReport, ListResult, LookAnswer, LookRequest, OpenResult, OpenToolRequest, PingResult,
+    ReleaseResult, Service, StateRequest, StateResult, TypeRequest, TypeResult, WaitRequest,
+    WaitResult, WindowRequest, WindowResult,
 };
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use schemars::generate::{Contract, SchemaSettings};
@@ -152,6 +153,14 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         input: input::<OpenToolRequest>,
         output: output::<OpenResult>,
         run: gui_open,
+    },
+    ToolSpec {
+        name: "gui_clipboard",
+        description: "Put text on the clipboard (op write), then paste it with gui_action key ctrl+v: the reliable way to enter text a keyboard layout cannot type. op read answers the clipboard's text only when the user turned on clipboard.read (NOT_ALLOWED otherwise: clipboards hold passwords). Never logged.",
+        effect: Impact::Acts,
+        input: input::<ClipboardRequest>,
+        output: output::<ClipboardResult>,
+        run: gui_clipboard,
     },
     ToolSpec {
         name: "click",
@@ -381,6 +390,13 @@ fn gui_open(service: &Service, args: Value) -> Answer<'_> {
             result.is_error = Some(true);
         }
         Ok(result)
+    })
+}
+
+fn gui_clipboard(service: &Service, args: Value) -> Answer<'_> {
+    Box::pin(async move {
+        let request: ClipboardRequest = parse(args)?;
+        Ok(json_result(&service.gui_clipboard(&request).await?))
     })
 }
 

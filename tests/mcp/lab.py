@@ -22,6 +22,18 @@ def sh(*args, **kw):
     return subprocess.run(args, check=True, capture_output=True, text=True, **kw)
 
 
+def free_displays(count, start=71, stop=99):
+    """Display numbers no X server and no desktop state uses: a test's own desktops never take
+    over (and purge) a contributor's or a concurrent run's."""
+    free = [n for n in range(start, stop)
+            if not pathlib.Path(f"/tmp/.X11-unix/X{n}").exists()
+            and not pathlib.Path(f"/tmp/.X{n}-lock").exists()
+            and not pathlib.Path(f"/tmp/deskenv-{n}").exists()]
+    if len(free) < count:
+        raise RuntimeError(f"fewer than {count} free X displays in {start}..{stop}")
+    return free[:count]
+
+
 def desktop_env(n):
     env = dict(os.environ)
     for line in pathlib.Path(f"/tmp/deskenv-{n}/env").read_text().splitlines():

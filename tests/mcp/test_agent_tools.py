@@ -4,6 +4,7 @@ true, a window that closes), expect on click and gui_action, since_state_id, gui
 GTK window (checked with xwininfo / the window list), gui_open (allowed and refused), and
 progress notifications for a long call."""
 import os
+import pathlib
 import subprocess
 import time
 
@@ -195,3 +196,31 @@ async def test_gui_open_starts_desktop_apps_and_refuses_shells(connect, apps):
         assert listed["id"] == res["window_id"]
         err, res = await call(client, "gui_window", {"window_id": res["window_id"], "op": "close"})
         assert not err and res["outcome"] == "done", res
+
+
+async def test_clipboard_write_then_paste_enters_text_a_layout_cannot_type(connect, apps, server_env):
+    from mcp import Client, StdioServerParameters
+    from conftest import BIN
+    pid = apps.launch("mousepad")
+    text = "Grüße ✓ שלום 漢字"
+    async with connect() as client:
+        w = await window_of(client, pid)
+        err, res = await call(client, "gui_clipboard", {"op": "write", "text": text})
+        assert not err and res["chars"] == len(text), res
+        state = await observe(client, w["id"])
+        area = next(line.split()[0] for line in state["outline"].splitlines() if " text_area @" in line)
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": area},
+                                                                 {"type": "key", "keys": "ctrl+v"}],
+                                                     "expect": {"until": "value_is", "role": "text_area", "text": text}})
+        assert not err and res["expect"]["outcome"] == "satisfied", res
+        # Reading is off by default.
+        err, res = await call(client, "gui_clipboard", {"op": "read"})
+        assert err and res["error"]["code"] == "NOT_ALLOWED", res
+        # A server whose user turned reading on reads what the first one holds.
+        env = {**server_env, "MCP_CU_CLIPBOARD_READ": "1"}
+        async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=30) as reader:
+            err, res = await call(reader, "gui_clipboard", {"op": "read"})
+            assert not err and res["text"] == text, res
+    log = (pathlib.Path(server_env["MCP_CU_SESSIONS_DIR"]) / "actions.log").read_text()
+    assert "gui_clipboard.write" in log and "Grüße" not in log and "שלום" not in log

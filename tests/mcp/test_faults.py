@@ -20,6 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import BIN, ROOT, _free_port, call, element, observe, poll, window_of
+from lab import free_displays
 from test_bad_inputs import files_whole
 
 pytestmark = pytest.mark.anyio
@@ -55,7 +56,7 @@ def pids(n):
 @pytest.fixture
 def own_desktop(desktop):
     """A desktop for this test alone (destroyed by it)."""
-    n = 80 + os.getpid() % 15
+    n = free_displays(1, start=80)[0]
     subprocess.run(["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(n)], check=True,
                    capture_output=True)
     try:

@@ -21,7 +21,7 @@ async def test_calculator_7x6_by_element_ids(connect, apps):
     pid = apps.launch("calc")
     async with connect() as client:
         tools = await client.list_tools()
-        assert {t.name for t in tools.tools} == {"gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_open", "click", "type_text",
+        assert {t.name for t in tools.tools} == {"gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_open", "gui_clipboard", "click", "type_text",
                                               "look_at_screen", "ping", "health", "release_model"}
         w = await window_of(client, pid)
         state = await observe(client, w["id"])

@@ -67,7 +67,7 @@ async def test_tls_listener_serves_the_sdk_client_and_refuses_plain_http(tmp_pat
         http = streamable_http.httpx2.AsyncClient(verify=ssl.create_default_context(cafile=str(cert)), headers={"Authorization": f"Bearer {TOKEN}"})
         async with Client(streamable_http_client(https, http_client=http), read_timeout_seconds=30) as client:
             names = {t.name for t in (await client.list_tools()).tools}
-        assert names == {"gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_open", "click", "type_text",
+        assert names == {"gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_open", "gui_clipboard", "click", "type_text",
                          "look_at_screen", "ping", "health", "release_model"}
         with pytest.raises(Exception):
             post(url, {"Authorization": f"Bearer {TOKEN}"})

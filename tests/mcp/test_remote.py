@@ -13,10 +13,10 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import BIN, ROOT, poll, result_json
-from lab import Worker, desktop_env, sh, silent_server
+from lab import Worker, desktop_env, free_displays, sh, silent_server
 
 pytestmark = pytest.mark.anyio
-DESKTOPS = {"w1": 71, "w2": 72, "w3": 73}
+WORKERS = ("w1", "w2", "w3")
 
 
 @pytest.fixture
@@ -33,7 +33,8 @@ def lab(tmp_path_factory, request):
             pytest.fail("the remote tests need root for network namespaces")
         pytest.skip("SKIPPED: network namespaces need root")
     tmp = tmp_path_factory.mktemp("lab")
-    workers = {name: Worker(name, n, i, tmp) for i, (name, n) in enumerate(DESKTOPS.items(), start=1)}
+    displays = free_displays(len(WORKERS))
+    workers = {name: Worker(name, n, i, tmp) for i, (name, n) in enumerate(zip(WORKERS, displays), start=1)}
     workers["w3"].extra_env = {"MCP_CU_APPROVALS": "1"}  # w3's gate waits for a person
     workers["w1"].extra_env = {"MCP_CU_MODEL": "none"}  # look_at_screen answers from extraction there
     silent = silent_server()
@@ -122,7 +123,7 @@ async def test_three_machines_listed_driven_and_observed(lab, controller, sessio
         (err1, res1), raw = await asyncio.gather(click, observe)
         assert not err1, res1
         assert res1["window_id"] == w_calc["id"]
-        assert any(getattr(b, "type", "") == "image" for b in raw.content), "the screenshot arrives as image content"
+        assert any(getattr(b, "type", "") == "image" for b in raw.content), f"the screenshot arrives as image content: {raw.content}"
         err, state = result_json(raw)
         assert not err and state["state_id"].startswith("w2/") and "שלח" in state["outline"]
         deadline = time.time() + 5

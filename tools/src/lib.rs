@@ -12,11 +12,15 @@
 //! - `look.rs`: `look_at_screen`; `llm.rs`: the model as the tools use it (`ping`, `health`,
 //!   `release_model`, timeouts, keep-alive); `image.rs`: captures as JPEG;
 //! - `wait.rs`: `gui_wait` and the `expect` of acting tools (conditions, events or polling);
+//! - `clipboard.rs`: `gui_clipboard` (write; read only when configured; never logged);
 //! - `window.rs`: `gui_window` (focus, move, resize, minimize, maximize, restore, close);
 //! - `desktop.rs`: the Desktop page's internal call; `open.rs`: the app launcher.
 
 mod action;
 mod approval;
+mod clipboard;
+#[cfg(test)]
+mod clipboard_tests;
 mod desktop;
 #[cfg(test)]
 mod effect_tests;
@@ -56,6 +60,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
+pub use clipboard::{ClipboardOp, ClipboardRequest, ClipboardResult};
 pub use desktop::{DesktopAnswer, DesktopRequest};
 pub use guard::DESKTOP_PAGE_TITLE;
 pub use label::{

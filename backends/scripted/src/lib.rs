@@ -99,6 +99,7 @@ struct World {
     failures: HashMap<Call, ErrorCode>,
     panics: std::collections::HashSet<Call>,
     next_window: u32,
+    clipboard: String,
 }
 
 /// The scripted backend; cheap to clone (shared world).
@@ -696,6 +697,15 @@ impl Backend for Scripted {
         w.fail(Call::Activate)?;
         w.window(window)?;
         w.events.push(Event::Activate(window.clone()));
+        Ok(())
+    }
+
+    async fn read_clipboard(&self) -> Result<String> {
+        Ok(self.world().clipboard.clone())
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        self.world().clipboard = text.to_owned();
         Ok(())
     }
 

@@ -31,6 +31,7 @@ mod wayland;
 /// The Linux desktop backend (AT-SPI + X11).
 pub struct LinuxBackend {
     connected: OnceCell<Arc<Connected>>,
+    clipboard: Arc<cu_clipboard::Clipboard>,
 }
 
 struct Connected {
@@ -95,6 +96,7 @@ impl LinuxBackend {
     pub fn new() -> LinuxBackend {
         LinuxBackend {
             connected: OnceCell::new(),
+            clipboard: Arc::default(),
         }
     }
 
@@ -716,6 +718,16 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         let (x, _, xid) = c.x_target(window, "activate").await?;
         blocking(move || x.activate(xid)).await
+    }
+
+    async fn read_clipboard(&self) -> Result<String> {
+        let clipboard = self.clipboard.clone();
+        blocking(move || clipboard.read()).await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        let (clipboard, text) = (self.clipboard.clone(), text.to_owned());
+        blocking(move || clipboard.write(&text)).await
     }
 
     async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {

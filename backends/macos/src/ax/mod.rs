@@ -36,6 +36,7 @@ pub struct MacBackend {
     desktop: DesktopInstance,
     /// Apps whose Chromium accessibility was switched on by us (AXManualAccessibility).
     enhanced: Arc<Mutex<HashSet<i32>>>,
+    clipboard: Arc<cu_clipboard::Clipboard>,
 }
 
 impl Default for MacBackend {
@@ -180,6 +181,7 @@ impl MacBackend {
                 std::env::var("USER").unwrap_or_default()
             )),
             enhanced: Arc::new(Mutex::new(HashSet::new())),
+            clipboard: Arc::default(),
         }
     }
 }
@@ -330,6 +332,16 @@ impl Backend for MacBackend {
     async fn activate(&self, id: &WindowId) -> Result<()> {
         let id = id.clone();
         blocking(move || activate_now(&window(&id)?)).await
+    }
+
+    async fn read_clipboard(&self) -> Result<String> {
+        let clipboard = self.clipboard.clone();
+        blocking(move || clipboard.read()).await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        let (clipboard, text) = (self.clipboard.clone(), text.to_owned());
+        blocking(move || clipboard.write(&text)).await
     }
 
     async fn change_window(&self, id: &WindowId, change: &WindowChange) -> Result<()> {

@@ -41,6 +41,7 @@ pub struct WindowsBackend {
     /// The COM thread, started on first use and replaced after a job hangs on it.
     com: Mutex<Option<Arc<ComThread>>>,
     desktop: DesktopInstance,
+    clipboard: Arc<cu_clipboard::Clipboard>,
 }
 
 impl Default for WindowsBackend {
@@ -56,6 +57,7 @@ impl WindowsBackend {
         WindowsBackend {
             com: Mutex::new(None),
             desktop: DesktopInstance(format!("windows-{computer}-{}", win32::session_id())),
+            clipboard: Arc::default(),
         }
     }
 
@@ -248,6 +250,16 @@ impl Backend for WindowsBackend {
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let hwnd = self.window(window).await?.hwnd;
         blocking(move || win32::activate(hwnd)).await
+    }
+
+    async fn read_clipboard(&self) -> Result<String> {
+        let clipboard = self.clipboard.clone();
+        blocking(move || clipboard.read()).await
+    }
+
+    async fn write_clipboard(&self, text: &str) -> Result<()> {
+        let (clipboard, text) = (self.clipboard.clone(), text.to_owned());
+        blocking(move || clipboard.write(&text)).await
     }
 
     async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
