@@ -206,6 +206,16 @@ enum Command {
         #[command(flatten)]
         listener: ListenerArgs,
     },
+    /// Call any tool of the MCP server in this process, with its JSON arguments, and print its
+    /// JSON answer: `call gui_wait '{"window_id":"x11:0x…","condition":{"until":"appears","name":"Done"}}'`.
+    /// The same table, checks and audit as over MCP (`machine` routes to a worker too).
+    Call {
+        /// The tool's name, as `tools/list` gives it.
+        tool: String,
+        /// Its arguments, a JSON object (default `{}`).
+        #[arg(default_value = "{}")]
+        args_json: String,
+    },
     /// The Desktop page's internal call, for tests and tools: REQUEST_JSON such as
     /// '{"op":"windows"}', '{"op":"capture","window_id":"…"}' or an input with its geometry,
     /// answered by MACHINE's worker (or this machine with `local`). Never an MCP tool.
@@ -518,6 +528,27 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             let remote = remote_machines(service.config());
             let webui = cu_webui::WebUi::new(std::sync::Arc::new(service), remote);
             cu_webui::serve(webui, options).await?;
+            return Ok(CuExit::Success);
+        }
+        Command::Call { tool, args_json } => {
+            let args = match serde_json::from_str::<serde_json::Value>(&args_json) {
+                Ok(serde_json::Value::Object(map)) => map,
+                _ => {
+                    return Err(Error::new(
+                        cu_core::ErrorCode::InvalidArgument,
+                        "the arguments must be one JSON object",
+                    )
+                    .with_suggestion("Quote them for the shell: '{\"window_id\":\"x11:0x…\"}'."))
+                }
+            };
+            let remote = remote_machines(service.config());
+            let mut server = cu_mcp::server::McpServer::new(std::sync::Arc::new(service));
+            if let Some(machines) = remote {
+                server = server.with_remote(machines);
+            }
+            let answer =
+                cu_mcp::wire::answer_json(server.call_answering_panics(&tool, args).await)?;
+            emit(&answer);
             return Ok(CuExit::Success);
         }
         Command::DesktopCall {

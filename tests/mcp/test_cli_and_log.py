@@ -30,6 +30,26 @@ def test_state_then_act_in_two_processes_works_once(server_env, apps):
     assert code == 1 and json.loads(out)["error"]["code"] == "STATE_ALREADY_USED", out
 
 
+def test_call_runs_any_tool_in_process_with_its_checks(server_env, apps):
+    pid = apps.launch("calc")
+    code, listing = run(["list"], server_env)
+    window = next(w["id"] for w in json.loads(listing)["windows"] if w.get("pid") == pid)
+    code, out = run(["call", "click", json.dumps({"app": window, "steps": ["6", "×", "7", "="],
+                                                    "expect": {"until": "value_is", "role": "text_area", "text": "42"}})],
+                    server_env)
+    assert code == 0 and json.loads(out)["expect"]["outcome"] == "satisfied", out
+    code, out = run(["call", "gui_wait", json.dumps({"condition": {"until": "window_appears", "text": "no such title"},
+                                                       "timeout_ms": 300})], server_env)
+    assert code == 0 and json.loads(out)["outcome"] == "unsatisfied", out
+    code, out = run(["call", "gui_open", '{"program": "bash"}'], server_env)
+    assert code == 1 and json.loads(out)["error"]["code"] == "PROGRAM_NOT_ALLOWED", out
+    # Bad input is a usage error (exit 2), as everywhere on the command line.
+    code, out = run(["call", "gui_list", "[1, 2]"], server_env)
+    assert code == 2 and json.loads(out)["error"]["code"] == "INVALID_ARGUMENT", out
+    code, out = run(["call", "no_such_tool"], server_env)
+    assert code == 2 and json.loads(out)["error"]["code"] == "INVALID_ARGUMENT", out
+
+
 def test_concurrent_processes_lose_no_audit_line(server_env, sessions_dir, desktop):
     # Refused calls are logged too: 8 processes x 12 calls each, all at once.
     def worker(i):
