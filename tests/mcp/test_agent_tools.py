@@ -224,3 +224,22 @@ async def test_clipboard_write_then_paste_enters_text_a_layout_cannot_type(conne
             assert not err and res["text"] == text, res
     log = (pathlib.Path(server_env["MCP_CU_SESSIONS_DIR"]) / "actions.log").read_text()
     assert "gui_clipboard.write" in log and "Grüße" not in log and "שלום" not in log
+
+
+async def test_set_of_marks_draws_on_the_screenshot_only_when_asked(connect, apps):
+    pid = apps.launch("calc")
+    async with connect() as client:
+        w = await window_of(client, pid)
+
+        async def shot(**kw):
+            res = await client.call_tool("gui_state", {"window_id": w["id"], "screenshot": True, **kw})
+            images = [b for b in res.content if getattr(b, "type", "") == "image"]
+            assert len(images) == 1, res
+            return images[0].data
+
+        plain, marked, plain_again = await shot(), await shot(marks=True), await shot()
+        # The window did not change between the shots: only the marks make the difference.
+        assert plain == plain_again or abs(len(plain) - len(plain_again)) < len(plain) // 50
+        assert marked != plain and len(marked) > len(plain), (len(marked), len(plain))
+        err, res = await call(client, "gui_state", {"window_id": w["id"], "marks": True})
+        assert err and res["error"]["code"] == "INVALID_ARGUMENT", res

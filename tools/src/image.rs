@@ -33,7 +33,17 @@ pub(crate) async fn capture_jpeg(
     window: &WindowId,
     config: &Config,
 ) -> Result<Shot> {
-    capture_region(backend, window, config, None).await
+    capture_region(backend, window, config, None, &[]).await
+}
+
+/// A screenshot with each element's box and id drawn on it (set-of-marks).
+pub(crate) async fn capture_marked(
+    backend: &dyn Backend,
+    window: &WindowId,
+    config: &Config,
+    marks: &[(String, cu_core::geometry::Rect)],
+) -> Result<Shot> {
+    capture_region(backend, window, config, None, marks).await
 }
 
 /// A JPEG of the part of the window around `around` (80 px of margin), unscaled: the crop an
@@ -44,7 +54,7 @@ pub(crate) async fn capture_crop(
     config: &Config,
     around: cu_core::geometry::Rect,
 ) -> Result<Vec<u8>> {
-    Ok(capture_region(backend, window, config, Some(around))
+    Ok(capture_region(backend, window, config, Some(around), &[])
         .await?
         .jpeg)
 }
@@ -54,6 +64,7 @@ async fn capture_region(
     window: &WindowId,
     config: &Config,
     around: Option<cu_core::geometry::Rect>,
+    marks: &[(String, cu_core::geometry::Rect)],
 ) -> Result<Shot> {
     let timeout = std::time::Duration::from_secs_f64(config.image_timeout);
     let raw = tokio::time::timeout(timeout, backend.capture(window))
@@ -89,7 +100,7 @@ async fn capture_region(
     }
     let (w, h) = rgb.dimensions();
     let max_width = config.image_max_width.max(1);
-    let (rgb, scale) = if w > max_width {
+    let (mut rgb, scale) = if w > max_width {
         let scale = f64::from(max_width) / f64::from(w);
         let nh = ((f64::from(h) * scale).round() as u32).max(1);
         (
@@ -99,6 +110,7 @@ async fn capture_region(
     } else {
         (rgb, 1.0)
     };
+    super::marks::draw(&mut rgb, marks, scale);
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(
         &mut jpeg,

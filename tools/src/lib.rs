@@ -31,6 +31,7 @@ mod image;
 mod label;
 mod llm;
 mod look;
+mod marks;
 mod open;
 mod steps;
 mod target;
@@ -134,6 +135,10 @@ pub struct StateRequest {
     /// Attach a JPEG of the window (same window-relative space; see image.scale).
     #[serde(default)]
     pub screenshot: bool,
+    /// With screenshot: draw each listed element's box and id on it (set-of-marks), so the
+    /// image can be answered with ids.
+    #[serde(default)]
+    pub marks: bool,
     /// Full bounds x,y wxh per element instead of the click point @x,y.
     #[serde(default)]
     pub bounds: bool,
@@ -364,8 +369,24 @@ impl Service {
             };
             observed.result.changes = Some(ChangeCount::of(&changes));
         }
+        if req.marks && !req.screenshot {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "marks are drawn on the screenshot: set screenshot=true too",
+            ));
+        }
         if req.screenshot {
-            let shot = image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
+            let shot = if req.marks {
+                image::capture_marked(
+                    self.backend.as_ref(),
+                    &window,
+                    &self.config,
+                    &observed.marks,
+                )
+                .await?
+            } else {
+                image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?
+            };
             observed.result.image = Some(shot.info);
             observed.result.jpeg = Some(shot.jpeg);
         }
@@ -464,6 +485,11 @@ impl Service {
             lines,
         };
         self.views.save(&view)?;
+        let marks = state
+            .elements
+            .iter()
+            .filter_map(|e| Some((e.id.clone(), e.bounds?)))
+            .collect();
         Ok(Observed {
             result: StateResult {
                 state_id: state.state_id,
@@ -476,14 +502,17 @@ impl Service {
                 jpeg: None,
             },
             view,
+            marks,
         })
     }
 }
 
-/// One observation: the answer `gui_state` gives and the view kept of it.
+/// One observation: the answer `gui_state` gives, the view kept of it, and each listed
+/// element's box (for set-of-marks).
 struct Observed {
     result: StateResult,
     view: View,
+    marks: Vec<(String, cu_core::geometry::Rect)>,
 }
 
 /// How many outline lines changed between two observations.
