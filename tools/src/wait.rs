@@ -20,8 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{ChangeCount, Service, StateRequest};
 
-/// How often the window is observed where the platform sends no change events.
+/// How often the window is observed where the platform sends no change events (and at least
+/// this often where it does).
 pub const POLL: Duration = Duration::from_millis(100);
+/// How long after a change event the window is observed (a burst of events settles).
+pub const EVENT_SETTLE: Duration = Duration::from_millis(20);
 /// The timeout when none is given.
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// The longest timeout.
@@ -83,6 +86,10 @@ pub struct WaitResult {
     /// How many lines changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_count: Option<ChangeCount>,
+    /// Accessibility events from the window's application that woke the wait (0 where the
+    /// platform sends none: then it observed every 100 ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<u32>,
 }
 
 /// What one observation of the watched window gave.
@@ -237,6 +244,7 @@ impl Service {
                 state_id: None,
                 changes: None,
                 change_count: None,
+                events: None,
             },
             Err(e) => unknown(e, waited_ms),
         };
@@ -265,6 +273,7 @@ impl Service {
         let request = state_request(window);
         let mut baseline = earlier;
         let mut previous: Option<(Vec<String>, Instant)> = None;
+        let mut events = 0u32;
         let look = loop {
             let look = match self.backend.snapshot(window, &Default::default()).await {
                 Ok(snapshot) => {
@@ -295,13 +304,14 @@ impl Service {
                 break look;
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            if self
-                .backend
-                .wait_for_change(window, POLL.min(left))
-                .await
-                .is_err()
-            {
-                tokio::time::sleep(POLL.min(left)).await;
+            match self.backend.wait_for_change(window, POLL.min(left)).await {
+                // Let a burst of events settle before observing again.
+                Ok(true) => {
+                    events += 1;
+                    tokio::time::sleep(EVENT_SETTLE.min(left)).await;
+                }
+                Ok(false) => {}
+                Err(_) => tokio::time::sleep(POLL.min(left)).await,
             }
         };
         let waited_ms = started.elapsed().as_millis() as u64;
@@ -325,6 +335,7 @@ impl Service {
                     state_id: Some(observed.result.state_id),
                     change_count: changes.as_ref().map(ChangeCount::of),
                     changes: changes.map(|c| c.render()),
+                    events: Some(events),
                 })
             }
         }
@@ -348,6 +359,7 @@ pub(crate) fn unknown(e: Error, waited_ms: u64) -> WaitResult {
         state_id: None,
         changes: None,
         change_count: None,
+        events: None,
     }
 }
 

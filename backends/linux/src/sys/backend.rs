@@ -720,6 +720,16 @@ impl Backend for LinuxBackend {
         blocking(move || x.activate(xid)).await
     }
 
+    async fn wait_for_change(
+        &self,
+        window: &WindowId,
+        within: std::time::Duration,
+    ) -> Result<bool> {
+        let c = self.connected().await?;
+        let entry = c.entry(window).await?;
+        c.atspi.wait_for_event(&entry.frame.bus, within).await
+    }
+
     async fn read_clipboard(&self) -> Result<String> {
         let clipboard = self.clipboard.clone();
         blocking(move || clipboard.read()).await

@@ -3,6 +3,7 @@
 
 pub(crate) mod act;
 pub(crate) mod apps;
+mod events;
 pub(crate) mod probe;
 pub(crate) mod walk;
 
@@ -81,6 +82,8 @@ pub(crate) struct Atspi {
     verdicts: apps::Verdicts,
     /// The accessibility bus address, part of the desktop instance marker.
     pub address: String,
+    /// This process is registered as an event listener ([`events`]).
+    listening: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Atspi {
@@ -122,6 +125,7 @@ impl Atspi {
             peers: Default::default(),
             verdicts: Default::default(),
             address,
+            listening: Default::default(),
         })
     }
 
