@@ -58,6 +58,31 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Deletes the files of `dir` last modified more than `keep_for` ago, then the oldest beyond
+/// `most`: the one clean-up of the small-file stores (states, views).
+pub fn purge_dir(dir: &Path, keep_for: std::time::Duration, most: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.retain(|(modified, path)| {
+        let expired = modified.elapsed().is_ok_and(|age| age > keep_for);
+        if expired {
+            let _ = std::fs::remove_file(path);
+        }
+        !expired
+    });
+    if files.len() > most {
+        files.sort();
+        for (_, path) in &files[..files.len() - most] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through a hidden temporary file in the same directory and a rename,
 /// so a reader sees the old file or the new one, never half of one. The temporary name
 /// (`.{name}.{pid}.tmp`) never ends in `.json`, so directory scans skip it. The file is created

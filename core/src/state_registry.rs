@@ -9,7 +9,7 @@
 //! are purged on every save, and the directory never holds more than [`MAX_STATES`] states.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -261,30 +261,7 @@ impl StateRegistry {
 
     /// Deletes expired states (used or not) and the oldest beyond [`MAX_STATES`].
     fn purge(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut files: Vec<(SystemTime, PathBuf)> = entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
-        let keep_for = self.ttl * 2;
-        files.retain(|(modified, path)| {
-            let expired = modified
-                .elapsed()
-                .map(|age| age > keep_for)
-                .unwrap_or(false);
-            if expired {
-                let _ = std::fs::remove_file(path);
-            }
-            !expired
-        });
-        if files.len() > MAX_STATES {
-            files.sort();
-            for (_, path) in &files[..files.len() - MAX_STATES] {
-                let _ = std::fs::remove_file(path);
-            }
-        }
+        crate::persist::purge_dir(&self.dir, self.ttl * 2, MAX_STATES);
     }
 }
 

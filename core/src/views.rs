@@ -7,7 +7,7 @@
 //! every save.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::changes::View;
 use crate::element::DesktopInstance;
@@ -83,26 +83,7 @@ impl ViewStore {
     }
 
     fn purge(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut files: Vec<(SystemTime, PathBuf)> = entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
-        files.retain(|(modified, path)| {
-            let expired = modified.elapsed().is_ok_and(|age| age > VIEW_TTL);
-            if expired {
-                let _ = std::fs::remove_file(path);
-            }
-            !expired
-        });
-        if files.len() > MAX_VIEWS {
-            files.sort();
-            for (_, path) in &files[..files.len() - MAX_VIEWS] {
-                let _ = std::fs::remove_file(path);
-            }
-        }
+        crate::persist::purge_dir(&self.dir, VIEW_TTL, MAX_VIEWS);
     }
 }
 

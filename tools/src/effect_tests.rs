@@ -2,13 +2,13 @@
 //! no change, the window closed (and not when it is only unreadable for a moment), and a window
 //! opened by the step (named in `opened`), through both `gui_action` and `click`.
 
-use cu_backend_scripted::{Call, Reaction, Scripted};
+use cu_backend_scripted::{Call, Reaction};
 use cu_core::geometry::{Point, Rect};
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::ErrorCode;
 
 use super::steps::{Opened, WindowsBefore};
-use super::test_support::{block_on, on, service, Lab};
+use super::test_support::{block_on, on, Lab};
 use super::{ActionRequest, ClickRequest, Effect, StateRequest};
 
 const EDITOR: &str = r#"app: editor
@@ -29,25 +29,18 @@ dialog "Save As" @0,0 300x200
 "#;
 
 fn lab() -> Lab {
-    let dir = tempfile::tempdir().unwrap();
-    let backend = Scripted::new();
-    let window = backend.open(EDITOR, Point::new(100, 100)).unwrap();
-    backend.on_press("Save As…", Reaction::Open(SAVE_AS.into()));
-    backend.on_press("Close", Reaction::Close);
-    backend.on_press(
+    let lab = Lab::with_window(EDITOR, Point::new(100, 100));
+    lab.backend
+        .on_press("Save As…", Reaction::Open(SAVE_AS.into()));
+    lab.backend.on_press("Close", Reaction::Close);
+    lab.backend.on_press(
         "Bold",
         Reaction::Rename {
             from: "Nothing".into(),
             to: "Something".into(),
         },
     );
-    let service = service(&backend, dir.path(), 50);
-    Lab {
-        backend,
-        service,
-        window,
-        _dir: dir,
-    }
+    lab
 }
 
 impl Lab {

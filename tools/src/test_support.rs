@@ -17,6 +17,28 @@ pub(crate) struct Lab {
     pub _dir: tempfile::TempDir,
 }
 
+impl Lab {
+    /// A lab with one window from `fixture` at `origin`, effects watched for 50 ms.
+    pub(crate) fn with_window(fixture: &str, origin: cu_core::geometry::Point) -> Lab {
+        let dir = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(e) => panic!("{e}"),
+        };
+        let backend = Scripted::new();
+        let window = match backend.open(fixture, origin) {
+            Ok(window) => window,
+            Err(e) => panic!("{e}"),
+        };
+        let service = service(&backend, dir.path(), 50);
+        Lab {
+            backend,
+            service,
+            window,
+            _dir: dir,
+        }
+    }
+}
+
 /// Runs `f` to completion on a current-thread runtime with timers.
 pub(crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
     match tokio::runtime::Builder::new_current_thread()

@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use cu_backend_scripted::{Reaction, Scripted};
+use cu_backend_scripted::Reaction;
 use cu_core::geometry::Point;
 use cu_core::wait::{Condition, Until};
 use cu_core::ErrorCode;
 
-use super::test_support::{block_on, on, service, Lab};
+use super::test_support::{block_on, on, Lab};
 use super::{ActionRequest, ClickRequest, StateRequest, WaitOutcome, WaitRequest};
 
 const APP: &str = r#"app: calc
@@ -30,18 +30,10 @@ dialog "Done" @0,0 200x100
 "#;
 
 fn lab() -> Lab {
-    let dir = tempfile::tempdir().unwrap();
-    let backend = Scripted::new();
-    let window = backend.open(APP, Point::new(50, 50)).unwrap();
-    backend.on_press("Close", Reaction::Close);
-    backend.on_press("Open", Reaction::Open(DIALOG.into()));
-    let service = service(&backend, dir.path(), 50);
-    Lab {
-        backend,
-        service,
-        window,
-        _dir: dir,
-    }
+    let lab = Lab::with_window(APP, Point::new(50, 50));
+    lab.backend.on_press("Close", Reaction::Close);
+    lab.backend.on_press("Open", Reaction::Open(DIALOG.into()));
+    lab
 }
 
 fn until(until: Until) -> Condition {

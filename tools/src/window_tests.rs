@@ -6,7 +6,7 @@ use cu_backend_scripted::{Event, Reaction, Scripted, CLOSE_REQUEST};
 use cu_core::geometry::{Point, Rect};
 use cu_core::ErrorCode;
 
-use super::test_support::{block_on, service, Lab};
+use super::test_support::{block_on, Lab};
 use super::{WindowOp, WindowOutcome, WindowRequest};
 
 const APP: &str = r#"app: notes
@@ -24,16 +24,8 @@ dialog "Save changes?" @0,0 300x120
 "#;
 
 fn lab() -> Lab {
-    let dir = tempfile::tempdir().unwrap();
-    let backend = Scripted::new();
-    let window = backend.open(APP, Point::new(100, 100)).unwrap();
-    let service = service(&backend, dir.path(), 50);
-    Lab {
-        backend,
-        service,
-        window,
-        _dir: dir,
-    }
+    let lab = Lab::with_window(APP, Point::new(100, 100));
+    lab
 }
 
 fn request(lab: &Lab, op: WindowOp) -> WindowRequest {

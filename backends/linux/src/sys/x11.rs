@@ -256,16 +256,7 @@ impl X11 {
                 "dialog": { "window_id": format!("x11:0x{:x}", dialog.id), "title": dialog.title }
             })));
         }
-        let event = ClientMessageEvent::new(32, id, self.atoms.active_window, [2u32, 0, 0, 0, 0]);
-        self.conn
-            .send_event(
-                false,
-                self.root,
-                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
-                event,
-            )
-            .map_err(|e| x_err("send_event", e))?;
-        self.conn.flush().map_err(|e| x_err("flush", e))?;
+        self.message(id, self.atoms.active_window, [2, 0, 0, 0, 0])?;
         let deadline = Instant::now() + Duration::from_millis(1500);
         while Instant::now() < deadline {
             if self.active_window() == Some(id) {
@@ -347,6 +338,7 @@ impl X11 {
         self.sync()
     }
 
+    /// Sends a client message about `id` to the root window, as EWMH asks.
     fn message(&self, id: Window, atom: Atom, data: [u32; 5]) -> Result<()> {
         let event = ClientMessageEvent::new(32, id, atom, data);
         self.conn
