@@ -24,8 +24,7 @@ dialog "Save changes?" @0,0 300x120
 "#;
 
 fn lab() -> Lab {
-    let lab = Lab::with_window(APP, Point::new(100, 100));
-    lab
+    Lab::with_window(APP, Point::new(100, 100))
 }
 
 fn request(lab: &Lab, op: WindowOp) -> WindowRequest {
