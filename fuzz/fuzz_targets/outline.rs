@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(all), Ok(bounds), Ok(max)) = (u.arbitrary::<bool>(), u.arbitrary::<bool>(), u.int_in_range(0..=40usize)) else { return };
     let Ok(query) = u.arbitrary::<Option<String>>() else { return };
     let Ok(snapshot) = cu_fuzz::snapshot(&mut u, 64) else { return };
-    let options = OutlineOptions { all, max_elements: max, bounds, query };
+    let options = OutlineOptions { all, max_elements: max, bounds, query, ..OutlineOptions::default() };
     let outline = render(&snapshot, &options);
     for (_, node) in &outline.ids {
         assert!(*node < snapshot.nodes.len(), "an id names a node");

@@ -29,9 +29,12 @@ dialog "Question" @0,0 400x160
     list_item "notes.txt" @300,40 90x20
 "#;
 
+// gui_open is left out: it starts real programs (its decision table is unit-tested in
+// cu_core::launch).
 const TOOLS: &[&str] = &[
-    "gui_list", "gui_state", "gui_action", "click", "type_text", "look_at_screen", "ping",
-    "health", "release_model", "gui_internal_desktop", "no_such_tool",
+    "gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_clipboard", "click",
+    "type_text", "look_at_screen", "ping", "health", "release_model", "gui_internal_desktop",
+    "no_such_tool",
 ];
 
 fn runtime() -> Option<tokio::runtime::Runtime> {
@@ -48,6 +51,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(window) = backend.open(DIALOG, Point::new(100, 100)) else { return };
     let mut config = Config::defaults(&|name| (name == "MCP_CU_MODEL").then(|| "none".to_string()));
     config.sessions_dir = dir.path().to_path_buf();
+    // Waits (gui_wait, expect) end within a second.
+    config.call_budget_seconds = 1.0;
     let service = Service::new(Arc::new(backend), config)
         .with_effect_wait(std::time::Duration::from_millis(1));
     let server = McpServer::new(Arc::new(service));
