@@ -140,7 +140,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "gui_window",
-        description: "Change a window from gui_list: op focus, move (x, y: screen point of its top-left corner), resize (width, height), minimize, maximize, restore, close. Read back from the window list: outcome done, not_seen, or dialog (a close that opened \"Save changes?\" instead: answer it). Not on Wayland for move/resize/minimize.",
+        description: "Change a window from gui_list: op focus, move (x, y: screen point of its top-left corner), resize (width, height), minimize, maximize, restore, close, quit (close every window of its app). Read back from the window list: outcome done, not_seen, or dialog (a close that opened \"Save changes?\" instead: answer it). Not on Wayland for move/resize/minimize.",
         effect: Impact::Acts,
         input: input::<WindowRequest>,
         output: output::<WindowResult>,

@@ -140,6 +140,11 @@ async def test_without_window_streams_coordinates_are_refused_not_guessed(tmp_pa
                                                           "actions": [{"type": "click", "element_id": seven}]})
             assert not err and res["results"][0]["how"] == "semantic", res
             await eventually(client, w["id"], lambda t: 'text_area ="7"' in t, "7 on the display")
+            # Window changes are the compositor's on Wayland: refused with the reason, nothing done.
+            for op in [{"op": "move", "x": 10, "y": 10}, {"op": "minimize"}]:
+                err, res = await call(client, "gui_window", {"window_id": w["id"], **op})
+                assert err and res["error"]["code"] == "ACTION_NOT_SUPPORTED", res
+                assert "Wayland" in res["error"]["message"], res
     finally:
         approver.kill()
         calc.kill()

@@ -43,6 +43,8 @@ pub enum WindowOp {
     Restore,
     /// Close as its close button would (the app may ask to save).
     Close,
+    /// Quit the application: close each of its windows politely, as close does (never kill).
+    Quit,
 }
 
 /// `gui_window`'s request. The field docs are the tool's input schema, as agents read it.
@@ -158,7 +160,7 @@ impl WindowRequest {
             WindowOp::Minimize => WindowChange::Minimize,
             WindowOp::Maximize => WindowChange::Maximize,
             WindowOp::Restore => WindowChange::Restore,
-            WindowOp::Close => WindowChange::Close,
+            WindowOp::Close | WindowOp::Quit => WindowChange::Close,
         })
     }
 }
@@ -252,23 +254,43 @@ impl Service {
                         .with_suggestion("List the windows again with gui_list."),
                 )
             })?;
-        self.backend
-            .change_window(&window, &change)
-            .await
-            .map_err(|e| (e, false))?;
+        let same_app = |w: &WindowInfo| {
+            w.pid.is_some() && w.pid == before.pid || w.pid.is_none() && w.app == before.app
+        };
+        let targets: Vec<WindowId> = if req.op == WindowOp::Quit {
+            listed
+                .iter()
+                .filter(|w| same_app(w))
+                .map(|w| w.id.clone())
+                .collect()
+        } else {
+            vec![window.clone()]
+        };
+        for (n, target) in targets.iter().enumerate() {
+            self.backend
+                .change_window(target, &change)
+                .await
+                .map_err(|e| (e, n > 0))?;
+        }
         let deadline = Instant::now() + READ_BACK;
         loop {
             let now = self.backend.list_windows().await.map_err(|e| (e, true))?;
-            let this = now.iter().find(|w| w.id == window);
+            let remaining = now.iter().filter(|w| targets.contains(&w.id)).count();
+            let this = now
+                .iter()
+                .find(|w| w.id == window)
+                .or_else(|| now.iter().find(|w| targets.contains(&w.id)));
             let appeared = (change == WindowChange::Close)
                 .then(|| {
-                    now.iter().find(|w| {
-                        !listed.iter().any(|l| l.id == w.id)
-                            && (w.pid.is_some() && w.pid == before.pid || w.app == before.app)
-                    })
+                    now.iter()
+                        .find(|w| !listed.iter().any(|l| l.id == w.id) && same_app(w))
                 })
                 .flatten();
-            let outcome = if shows(&change, &before, this) {
+            let done = match req.op {
+                WindowOp::Quit => remaining == 0,
+                _ => shows(&change, &before, this),
+            };
+            let outcome = if done {
                 Some(WindowOutcome::Done)
             } else if let (Some(_), Some(_)) = (this, appeared) {
                 Some(WindowOutcome::Dialog)
@@ -304,6 +326,7 @@ fn op_name(op: WindowOp) -> &'static str {
         WindowOp::Maximize => "maximize",
         WindowOp::Restore => "restore",
         WindowOp::Close => "close",
+        WindowOp::Quit => "quit",
     }
 }
 

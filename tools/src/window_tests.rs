@@ -166,3 +166,39 @@ fn bad_requests_send_nothing() {
         lab.backend.events()
     );
 }
+
+#[test]
+fn quit_closes_every_window_of_the_app_and_no_other() {
+    let lab = lab();
+    let second = lab
+        .backend
+        .open(&APP.replace("notes.txt", "todo.txt"), Point::new(300, 100))
+        .unwrap();
+    let other = lab
+        .backend
+        .open(
+            &ASK.replace("app: notes", "app: calc"),
+            Point::new(500, 100),
+        )
+        .unwrap();
+    let done = block_on(lab.service.gui_window(&request(&lab, WindowOp::Quit))).unwrap();
+    assert_eq!(done.outcome, WindowOutcome::Done);
+    let closed: Vec<_> = lab
+        .backend
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Window(w, _) => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(closed, [lab.window.clone(), second]);
+    let left = block_on(async {
+        use cu_core::backend::Backend as _;
+        lab.backend.list_windows().await.unwrap()
+    });
+    assert_eq!(
+        left.iter().map(|w| w.id.clone()).collect::<Vec<_>>(),
+        [other]
+    );
+}

@@ -215,15 +215,18 @@ impl World {
             .nodes
             .iter()
             .position(|n| n.states.contains(State::Focused));
+        let app = if snapshot.window.app.is_empty() {
+            "scripted".to_owned()
+        } else {
+            snapshot.window.app.clone()
+        };
+        // One process per application, as on a desktop: windows of one app share a pid.
+        let pid = 4242 + app.bytes().map(u32::from).sum::<u32>();
         let info = WindowInfo {
             id: id.clone(),
-            app: if snapshot.window.app.is_empty() {
-                "scripted".into()
-            } else {
-                snapshot.window.app.clone()
-            },
+            app,
             title: snapshot.window.title.clone(),
-            pid: Some(4242),
+            pid: Some(pid),
             bounds: Some(Rect::new(origin.x, origin.y, size.width, size.height)),
             focused: true,
             minimized: false,

@@ -742,16 +742,16 @@ impl Backend for LinuxBackend {
 
     async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
         let c = self.connected().await?;
-        let (x, _, xid) = c.x_target(window, "change").await.map_err(|e| {
-            if e.code == ErrorCode::ActionNotSupported {
-                // Wayland: clients cannot place, size or iconify other clients' windows.
-                e.with_suggestion(
-                    "On Wayland only the compositor moves, sizes and minimizes windows; use its own shortcuts, or close the window with its close button.",
-                )
-            } else {
-                e
-            }
-        })?;
+        if !matches!(c.input, InputPath::X11(_)) {
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                "window changes need X11: on Wayland only the compositor moves, sizes, minimizes and closes windows",
+            )
+            .with_suggestion(
+                "Use the compositor's own shortcuts, or close the window by its close button (an element id).",
+            ));
+        }
+        let (x, _, xid) = c.x_target(window, "change").await?;
         let change = *change;
         blocking(move || x.change(xid, &change)).await
     }
