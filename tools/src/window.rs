@@ -1,9 +1,10 @@
 //! `gui_window`: focus, move, resize, minimize, maximize, restore or close a top-level window,
-//! each read back from the window list and reported as seen.
+//! or quit its application (close each of its windows), each read back from the window list
+//! and reported as seen.
 //!
 //! The request is checked into a [`WindowChange`] first (the fields each op needs, sizes and
 //! places on screen); closing passes the safety gate on the word "Close" (not blocked by
-//! default; `blocked_words` can add it, and then it needs `confirm_dangerous`). After the
+//! default; `safety.blocklist` can add it, and then it needs `confirm_dangerous`). After the
 //! backend has asked, the window list is polled for up to [`READ_BACK`]: `done` when the list
 //! shows the change, `dialog` when a close left the window open and opened another one of the
 //! app (a "Save changes?" question, named so the agent answers it), `not_seen` when nothing
