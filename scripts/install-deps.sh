@@ -16,6 +16,8 @@ APT_PKGS=(
   # streams; gstreamer reads ScreenCast frames
   mutter gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome pipewire pipewire-bin wireplumber
   gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  # a wlroots compositor (sway) for the Wayland data-control clipboard; wl-clipboard checks it
+  sway wl-clipboard
 )
 # Windows/macOS type-check + clippy; Wine and mingw run the Windows-target unit tests.
 # The release builds (scripts/release.sh): the same toolchain, the aarch64 cross compiler, qemu to
@@ -35,6 +37,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 else
   echo "[install-deps] apt packages present" >&2
+fi
+# sway refuses to run as root: the Wayland clipboard test runs it as this unprivileged user.
+if [ "$(id -u)" = 0 ] && ! id mcpcu-wl >/dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin mcpcu-wl
 fi
 
 # The official Python MCP SDK and pytest, in a venv outside the repository.

@@ -367,14 +367,10 @@ pub trait Backend: Send + Sync {
         ))
     }
 
-    /// Waits up to `within` for the platform to report a change in `window` (accessibility
-    /// events), answering whether one came. `NOT_SUPPORTED` (the default) means the platform
-    /// reports none here: the caller polls instead.
-    async fn wait_for_change(
-        &self,
-        _window: &WindowId,
-        _within: std::time::Duration,
-    ) -> Result<bool> {
+    /// Subscribes to the platform's change events for `window` (accessibility events) until
+    /// the answer is dropped. `NOT_SUPPORTED` (the default) means the platform reports none
+    /// here: the caller polls instead.
+    async fn watch(&self, _window: &WindowId) -> Result<Box<dyn Watch>> {
         Err(Error::new(
             ErrorCode::NotSupported,
             "this backend reports no change events",
@@ -390,6 +386,16 @@ pub trait Backend: Send + Sync {
             "this backend cannot tell which element has focus",
         ))
     }
+}
+
+/// A subscription to one window's change events ([`Backend::watch`]), alive until dropped.
+/// Events that arrive while the caller is looking at the window are kept for the next
+/// [`Watch::changed`], so none is missed between two looks.
+#[async_trait]
+pub trait Watch: Send {
+    /// Waits up to `within` for a change reported since the subscription or the last call;
+    /// `false` when none came. Several events that came together count once.
+    async fn changed(&mut self, within: std::time::Duration) -> bool;
 }
 
 /// The backend used when no adapter is compiled in, or none can reach a desktop.

@@ -577,3 +577,42 @@ async fn capture_refuses_covered_and_minimized_windows() {
     .await;
     assert_eq!(err, ErrorCode::ImageWindowMinimized);
 }
+
+/// Drains a watch until it stays quiet for `quiet`; panics if the app never goes quiet.
+async fn settle(watch: &mut Box<dyn cu_core::backend::Watch>, quiet: Duration) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while watch.changed(quiet).await {
+        assert!(Instant::now() < deadline, "the app never went quiet");
+    }
+}
+
+/// Regression: the first watch filtered signals by the path /org/a11y/atspi, and GTK 4 (this
+/// calculator) sends its events from the app's own paths, so a wait on a GTK 4 window never woke.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_keeps_the_event_of_a_change_made_before_it_is_asked() {
+    let Some(d) = desktop("a_watch_keeps_the_event_of_a_change_made_before_it_is_asked") else {
+        return;
+    };
+    let calc = d.launch("calc");
+    let w = d.window_of(&calc).await;
+    let snap = d.snapshot(&w.id).await;
+    let mut watch = d.backend.watch(&w.id).await.expect("AT-SPI events");
+    settle(&mut watch, Duration::from_millis(300)).await;
+    // Nothing happens while idle...
+    assert!(!watch.changed(Duration::from_millis(200)).await);
+    // ...and presses made before the watch is asked are still reported (queued, not missed).
+    // "76" is on the display only once both took effect (no button reads "76").
+    for label in ["7", "6"] {
+        let button = find(&snap, Role::Button, label);
+        d.backend
+            .perform(&w.id, &button.identity, &SemanticAction::Invoke)
+            .await
+            .unwrap_or_else(|e| panic!("press {label}: {e}"));
+    }
+    d.eventually_shows(&w.id, "76").await;
+    let started = Instant::now();
+    assert!(watch.changed(EFFECT).await, "no event for the presses");
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(50), "not queued: {took:?}");
+    settle(&mut watch, Duration::from_millis(300)).await;
+}

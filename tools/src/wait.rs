@@ -3,7 +3,8 @@
 //!
 //! The condition is checked first ([`cu_core::wait::Condition::check`]); then the window is
 //! observed until it holds or the timeout passes. Between observations the backend's change
-//! events wake the loop where it has them (`Backend::wait_for_change`); elsewhere it polls every
+//! events wake the loop where it has them (`Backend::watch`, subscribed before the first look, so
+//! a change made while the window is being observed is not missed); elsewhere it polls every
 //! [`POLL`]. The outcome is `satisfied`, `unsatisfied` (timed out, with what was seen last) or
 //! `unknown` (the window could not be observed: never to be read as success). For a window that
 //! is still there the answer carries a new `state_id` and the outline lines that changed since
@@ -274,6 +275,8 @@ impl Service {
         let mut baseline = earlier;
         let mut previous: Option<(Vec<String>, Instant)> = None;
         let mut events = 0u32;
+        // Subscribed before the first look: an event during any look wakes the next wait.
+        let mut watch = self.backend.watch(window).await.ok();
         let look = loop {
             let look = match self.backend.snapshot(window, &Default::default()).await {
                 Ok(snapshot) => {
@@ -304,14 +307,15 @@ impl Service {
                 break look;
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.backend.wait_for_change(window, POLL.min(left)).await {
-                // Let a burst of events settle before observing again.
-                Ok(true) => {
-                    events += 1;
-                    tokio::time::sleep(EVENT_SETTLE.min(left)).await;
+            match watch.as_mut() {
+                Some(w) => {
+                    if w.changed(POLL.min(left)).await {
+                        events += 1;
+                        // Let a burst of events settle before observing again.
+                        tokio::time::sleep(EVENT_SETTLE.min(left)).await;
+                    }
                 }
-                Ok(false) => {}
-                Err(_) => tokio::time::sleep(POLL.min(left)).await,
+                None => tokio::time::sleep(POLL.min(left)).await,
             }
         };
         let waited_ms = started.elapsed().as_millis() as u64;

@@ -111,6 +111,8 @@ fn a_condition_that_comes_true_later_is_satisfied_with_what_changed() {
     assert_eq!(answer.outcome, WaitOutcome::Satisfied);
     assert!(answer.waited_ms >= 250, "{}", answer.waited_ms);
     assert!(answer.seen.contains("Result: 42"), "{}", answer.seen);
+    // The backend's change event woke the wait (the scripted watch), not only its polls.
+    assert!(answer.events >= Some(1), "{:?}", answer.events);
     let changes = answer.changes.unwrap();
     assert!(
         changes.starts_with("~ e4 label \"Result: 42\""),

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
-    WindowChange, WindowImage,
+    Watch, WindowChange, WindowImage,
 };
 use cu_core::element::{
     ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State,
@@ -103,9 +103,33 @@ struct World {
 }
 
 /// The scripted backend; cheap to clone (shared world).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Scripted {
     world: Arc<Mutex<World>>,
+    /// Bumped on every change of the world, for [`Backend::watch`].
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Default for Scripted {
+    fn default() -> Self {
+        Scripted {
+            world: Arc::default(),
+            changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+        }
+    }
+}
+
+/// A watch on the scripted world: any change of any window counts.
+struct WorldWatch(tokio::sync::watch::Receiver<u64>);
+
+#[async_trait]
+impl Watch for WorldWatch {
+    async fn changed(&mut self, within: std::time::Duration) -> bool {
+        matches!(
+            tokio::time::timeout(within, self.0.changed()).await,
+            Ok(Ok(()))
+        )
+    }
 }
 
 /// The name [`Scripted::on_press`] reacts to when a window is asked to close (`gui_window`
@@ -138,16 +162,26 @@ impl Scripted {
 
     /// Renames the first element named `from`.
     pub fn rename(&self, from: &str, to: &str) {
-        let mut w = self.world();
-        w.rename(from, to);
+        self.world().rename(from, to);
+        self.touched();
+    }
+
+    /// Tells the watches that the world changed.
+    fn touched(&self) {
+        self.changes.send_modify(|g| *g += 1);
     }
 
     /// Moves (or resizes) a window.
     pub fn move_window(&self, window: &WindowId, bounds: Rect) {
-        let mut w = self.world();
-        if let Some(win) = w.windows.iter_mut().find(|x| &x.info.id == window) {
+        if let Some(win) = self
+            .world()
+            .windows
+            .iter_mut()
+            .find(|x| &x.info.id == window)
+        {
             win.info.bounds = Some(bounds);
         }
+        self.touched();
     }
 
     /// What happens when the control named `name` is pressed.
@@ -584,6 +618,8 @@ impl Backend for Scripted {
         element: &ElementIdentity,
         action: &SemanticAction,
     ) -> Result<()> {
+        // A fake's watch may wake once too often; never once too few.
+        self.touched();
         let mut w = self.world();
         w.fail(Call::Perform)?;
         let (owner, i) = index_of(element)?;
@@ -628,6 +664,8 @@ impl Backend for Scripted {
     }
 
     async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
+        // A fake's watch may wake once too often; never once too few.
+        self.touched();
         let mut w = self.world();
         w.fail(Call::Input)?;
         let win = w.window(window)?;
@@ -712,7 +750,13 @@ impl Backend for Scripted {
         Ok(())
     }
 
+    async fn watch(&self, _window: &WindowId) -> Result<Box<dyn Watch>> {
+        Ok(Box::new(WorldWatch(self.changes.subscribe())))
+    }
+
     async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {
+        // A fake's watch may wake once too often; never once too few.
+        self.touched();
         let mut w = self.world();
         w.window(window)?;
         w.events.push(Event::Window(window.clone(), *change));

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
-    WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
+    WindowChange, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::{Point, Rect};
@@ -720,14 +720,10 @@ impl Backend for LinuxBackend {
         blocking(move || x.activate(xid)).await
     }
 
-    async fn wait_for_change(
-        &self,
-        window: &WindowId,
-        within: std::time::Duration,
-    ) -> Result<bool> {
+    async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
         let c = self.connected().await?;
         let entry = c.entry(window).await?;
-        c.atspi.wait_for_event(&entry.frame.bus, within).await
+        Ok(Box::new(c.atspi.watch(&entry.frame.bus).await?))
     }
 
     async fn read_clipboard(&self) -> Result<String> {

@@ -89,7 +89,7 @@ impl AxElement {
         }))
     }
 
-    fn raw(&self) -> AXUIElementRef {
+    pub(super) fn raw(&self) -> AXUIElementRef {
         self.0.as_CFTypeRef() as AXUIElementRef
     }
 

@@ -8,6 +8,7 @@
 mod capture;
 mod element;
 mod events;
+mod notify;
 mod probe;
 mod tree;
 mod windows;
@@ -18,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
-    WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
+    WindowChange, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
@@ -347,6 +348,12 @@ impl Backend for MacBackend {
     async fn change_window(&self, id: &WindowId, change: &WindowChange) -> Result<()> {
         let (id, change) = (id.clone(), *change);
         blocking(move || change_now(&window(&id)?, &change)).await
+    }
+
+    async fn watch(&self, id: &WindowId) -> Result<Box<dyn Watch>> {
+        let id = id.clone();
+        let watch = blocking(move || notify::watch(window(&id)?.cg.pid)).await?;
+        Ok(Box::new(watch))
     }
 
     async fn element_at(&self, id: &WindowId, at: Point) -> Result<Probe> {

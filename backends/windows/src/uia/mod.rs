@@ -6,6 +6,7 @@
 //! answers `GUI_UNAVAILABLE` with the fix instead of hanging or acting on nothing.
 
 mod capture;
+mod events;
 mod input;
 mod probe;
 mod thread;
@@ -20,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, WindowChange,
-    WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
+    WindowChange, WindowImage,
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
@@ -266,6 +267,19 @@ impl Backend for WindowsBackend {
         let hwnd = self.window(window).await?.hwnd;
         let change = *change;
         blocking(move || win32::change(hwnd, &change)).await
+    }
+
+    async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
+        let hwnd = self.window(window).await?.hwnd;
+        // The thread that registers the handlers is the one that must remove them.
+        let com = self.com().await?;
+        let (tx, changes) = events::channel();
+        let id = self
+            .uia(ACTION_TIMEOUT, move |automation| {
+                events::subscribe(automation, hwnd, tx)
+            })
+            .await?;
+        Ok(Box::new(events::UiaWatch { id, changes, com }))
     }
 
     async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {

@@ -61,6 +61,12 @@ impl<C: 'static> ComThread<C> {
         }
     }
 
+    /// Queues `job` on the COM thread without waiting for it (clean-up from `Drop`); a thread
+    /// that has stopped drops it.
+    pub(super) fn post(&self, job: impl FnOnce(&C) + Send + 'static) {
+        let _ = self.jobs.send(Box::new(job));
+    }
+
     /// Runs `job` on the COM thread and waits up to `timeout` for its answer.
     pub(super) async fn run<T: Send + 'static>(
         &self,
