@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+#! gui_state through MCP (the official Python SDK against the release binary, timed from the
+#! client) beside a pyatspi walk of the same window in the same run, on the fixture apps.
+#! Prints a table with the ratio, then the fixed cost of a call. The in-process walk alone is
+#! scripts/bench/snapshot-bench.sh.
+# Usage: scripts/bench/mcp-bench.sh [REPS]   (starts and stops its own desktop on :62)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+REPS="${1:-5}"; N=62
+[ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
+BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
+PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
+bench_desktop $N
+APPS=(qt6 calc gtk3 mousepad chromium)
+bench_launch "${APPS[@]}"
+export MCP_CU_SESSIONS_DIR="$(mktemp -d)" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MODEL=none
+args=()
+for a in "${APPS[@]}"; do
+  for _ in $(seq 1 100); do
+    LIST=$("$BIN" list 2>/dev/null || true)
+    line=$(bench_wid "${PID[$a]}" 2>/dev/null) && [ -n "$line" ] && break
+    sleep 0.2
+  done
+  IFS=$'\t' read -r id title <<<"$line"
+  args+=("$a=${PID[$a]}|$id|$title")
+done
+"$PY" scripts/bench/mcp_bench.py "$BIN" "$REPS" "${args[@]}"

@@ -1,0 +1,64 @@
+"""gui_state as an agent sees it: one tool call through the official MCP SDK (stdio) against the
+binary, timed from the client, beside a pyatspi walk of the same window in the same run.
+Usage: python mcp_bench.py BIN REPS APP=PID|WINDOW_ID|TITLE...
+Prints one table row per app: elements, median ms (ours / pyatspi) and pyatspi/ours; then the
+fixed cost of a call (gui_list and a gui_state of one element)."""
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from mcp import Client, StdioServerParameters
+
+BIN, REPS = sys.argv[1], int(sys.argv[2])
+APPS = [(a.split("=", 1)[0], *a.split("=", 1)[1].split("|", 2)) for a in sys.argv[3:]]
+WALK = os.path.join(os.path.dirname(__file__), "pyatspi_walk.py")
+
+
+def body(res):
+    return json.loads(next(b.text for b in res.content if getattr(b, "type", "") == "text"))
+
+
+async def timed(client, tool, args):
+    started = time.perf_counter()
+    res = await client.call_tool(tool, args)
+    ms = (time.perf_counter() - started) * 1000
+    assert not res.is_error, res
+    return ms, body(res)
+
+
+async def median_of(client, tool, args):
+    await timed(client, tool, args)  # warm: the window found, connections made
+    runs = [await timed(client, tool, args) for _ in range(REPS)]
+    return statistics.median(ms for ms, _ in runs), runs[-1][1]
+
+
+def pyatspi(pid, title):
+    out = subprocess.run(["/usr/bin/python3", WALK, str(REPS), pid, title], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+async def main():
+    env = {k: v for k, v in os.environ.items()}
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
+        print("%-22s %9s %9s %9s %9s" % ("window", "elements", "ours_ms", "py_ms", "py/ours"))
+        for name, pid, wid, title in APPS:
+            # Alternate the sides twice, keeping each side's better median (neither pays for the
+            # other's warm-up or the app settling).
+            ours, py = [], []
+            for _ in range(2):
+                ms, state = await median_of(client, "gui_state", {"window_id": wid, "all": True, "max_elements": 5000})
+                ours.append(ms)
+                py.append(pyatspi(pid, title)["median_ms"])
+            elements = state["elements"]
+            print("%-22s %9d %9.1f %9.1f %8.2fx" % (name, elements, min(ours), min(py), min(py) / min(ours)))
+        wid = APPS[0][2]
+        list_ms, _ = await median_of(client, "gui_list", {})
+        one_ms, _ = await median_of(client, "gui_state", {"window_id": wid, "max_elements": 1})
+        print("\nfixed cost: gui_list %.1f ms, gui_state of one element (%s) %.1f ms" % (list_ms, APPS[0][0], one_ms))
+
+
+asyncio.run(main())
