@@ -58,6 +58,25 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// How many saves a store makes between two clean-ups of its directory: a clean-up reads and
+/// stats every file in it (hundreds), which would otherwise cost each observation milliseconds.
+pub const PURGE_EVERY: u32 = 32;
+
+/// When a store cleans up: on its first save and then every [`PURGE_EVERY`] saves, so its
+/// directory holds at most its cap plus [`PURGE_EVERY`] − 1 files per process writing to it
+/// (expired files that are still there are refused on load by their age).
+#[derive(Debug, Clone, Default)]
+pub struct PurgeSchedule(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+impl PurgeSchedule {
+    /// Counts one save; `true` when this save should clean up.
+    pub fn due(&self) -> bool {
+        self.0
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .is_multiple_of(PURGE_EVERY)
+    }
+}
+
 /// Deletes the files of `dir` last modified more than `keep_for` ago, then the oldest beyond
 /// `most`: the one clean-up of the small-file stores (states, views).
 pub fn purge_dir(dir: &Path, keep_for: std::time::Duration, most: usize) {

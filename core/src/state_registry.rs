@@ -6,7 +6,8 @@
 //! on every OS, so of two processes acting on the same state exactly one wins, with no lock to
 //! leak. (Renaming `ID.json` over was not: Windows' rename replaces, and under Wine two of 16
 //! threads won.) A call refused before acting never consumes its state. Expired files
-//! are purged on every save, and the directory never holds more than [`MAX_STATES`] states.
+//! are purged every [`PURGE_EVERY`](crate::persist::PURGE_EVERY) saves, and the directory holds
+//! at most [`MAX_STATES`] states plus the saves since the last clean-up.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -124,6 +125,7 @@ pub fn check_id(id: &str) -> Result<()> {
 pub struct StateRegistry {
     dir: PathBuf,
     ttl: Duration,
+    purges: crate::persist::PurgeSchedule,
 }
 
 use crate::persist::now_ms;
@@ -134,6 +136,7 @@ impl StateRegistry {
         StateRegistry {
             dir: sessions_dir.join("states"),
             ttl: STATE_TTL,
+            purges: Default::default(),
         }
     }
 
@@ -259,9 +262,11 @@ impl StateRegistry {
         })
     }
 
-    /// Deletes expired states (used or not) and the oldest beyond [`MAX_STATES`].
+    /// Deletes expired states (used or not) and the oldest beyond [`MAX_STATES`], when due.
     fn purge(&self) {
-        crate::persist::purge_dir(&self.dir, self.ttl * 2, MAX_STATES);
+        if self.purges.due() {
+            crate::persist::purge_dir(&self.dir, self.ttl * 2, MAX_STATES);
+        }
     }
 }
 
@@ -292,6 +297,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let reg = StateRegistry::new(dir.path());
         (dir, reg)
+    }
+
+    #[test]
+    fn the_directory_stays_near_its_cap_with_clean_ups_every_few_saves() {
+        let (dir, reg) = registry();
+        let saves = MAX_STATES + 3 * crate::persist::PURGE_EVERY as usize;
+        for _ in 0..saves {
+            reg.save(&state(&StateRegistry::new_id(), "d")).unwrap();
+        }
+        let held = std::fs::read_dir(dir.path().join("states"))
+            .unwrap()
+            .count();
+        assert!(held > MAX_STATES / 2, "{held}: nothing is purged early");
+        assert!(
+            held < MAX_STATES + crate::persist::PURGE_EVERY as usize,
+            "{held} files after {saves} saves"
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! A [`View`] is written next to its state, in `<sessions_dir>/views/`, atomically; unlike a
 //! state it is never used up (acting on a state is exactly when an agent wants to know what
-//! changed) and it lives longer. At most [`MAX_VIEWS`] are kept; expired ones are purged on
-//! every save.
+//! changed) and it lives longer. At most [`MAX_VIEWS`] are kept (plus the saves since the last
+//! clean-up); expired ones are purged every [`PURGE_EVERY`](crate::persist::PURGE_EVERY) saves.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,6 +23,7 @@ pub const MAX_VIEWS: usize = 256;
 #[derive(Debug, Clone)]
 pub struct ViewStore {
     dir: PathBuf,
+    purges: crate::persist::PurgeSchedule,
 }
 
 impl ViewStore {
@@ -30,6 +31,7 @@ impl ViewStore {
     pub fn new(sessions_dir: &Path) -> ViewStore {
         ViewStore {
             dir: sessions_dir.join("views"),
+            purges: Default::default(),
         }
     }
 
@@ -83,7 +85,9 @@ impl ViewStore {
     }
 
     fn purge(&self) {
-        crate::persist::purge_dir(&self.dir, VIEW_TTL, MAX_VIEWS);
+        if self.purges.due() {
+            crate::persist::purge_dir(&self.dir, VIEW_TTL, MAX_VIEWS);
+        }
     }
 }
 
