@@ -2,7 +2,8 @@
 binary, timed from the client, beside a pyatspi walk of the same window in the same run.
 Usage: python mcp_bench.py BIN REPS APP=PID|WINDOW_ID|TITLE...
 Prints one table row per app: elements, median ms (ours / pyatspi) and pyatspi/ours; then the
-fixed cost of a call (gui_list and a gui_state of one element)."""
+fixed cost of a call (gui_list and a gui_state of one element, also once the sessions directory
+is full after 520 observations)."""
 import asyncio
 import json
 import os
@@ -58,7 +59,18 @@ async def main():
         wid = APPS[0][2]
         list_ms, _ = await median_of(client, "gui_list", {})
         one_ms, _ = await median_of(client, "gui_state", {"window_id": wid, "max_elements": 1})
-        print("\nfixed cost: gui_list %.1f ms, gui_state of one element (%s) %.1f ms" % (list_ms, APPS[0][0], one_ms))
+        transport = []
+        for _ in range(REPS + 1):
+            started = time.perf_counter()
+            await client.list_tools()
+            transport.append((time.perf_counter() - started) * 1000)
+        print("\nfixed cost: gui_list %.1f ms, gui_state of one element (%s) %.1f ms; "
+              "the SDK's round trip alone (tools/list) %.1f ms" % (list_ms, APPS[0][0], one_ms, statistics.median(transport[1:])))
+        # A long session: the sessions directory holds as many states and views as it keeps.
+        for _ in range(520):
+            await client.call_tool("gui_state", {"window_id": wid, "max_elements": 1})
+        full_ms, _ = await median_of(client, "gui_state", {"window_id": wid, "max_elements": 1})
+        print("after 520 observations (a full sessions directory): gui_state of one element %.1f ms" % full_ms)
 
 
 asyncio.run(main())
