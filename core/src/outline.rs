@@ -295,8 +295,9 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     out
 }
 
-/// The element's name, or for an unnamed control the name of its label child (a GTK 4 button
-/// whose only content is the label "π").
+/// The element's name without the padding around it (GTK 3 menu items pad theirs to align
+/// the accelerators: "Undo      "), or for an unnamed control the name of its label child (a
+/// GTK 4 button whose only content is the label "π").
 pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
     // A list bullet ("• ") names nothing a user would say.
     let is_bullet = node
@@ -304,13 +305,13 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
         .chars()
         .all(|c| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣'));
     if !is_bullet || !node.role.is_interactive() {
-        return node.name.clone();
+        return node.name.trim().to_owned();
     }
     node.children
         .iter()
         .filter_map(|c| snapshot.nodes.get(*c as usize))
         .find(|c| c.role == Role::Label && !c.name.trim().is_empty())
-        .map(|c| c.name.clone())
+        .map(|c| c.name.trim().to_owned())
         .unwrap_or_default()
 }
 
@@ -453,6 +454,17 @@ mod tests {
             "window \"Calculator\" 3x4\n e1 text_area =\"42\" @2,4 focused\n e2 button \"7\" @2,4\n"
         );
         assert_eq!(out.ids, vec![("e1".to_owned(), 2), ("e2".to_owned(), 3)]);
+    }
+
+    /// Mousepad's menu items read "Undo      " (GTK 3 pads names to align the accelerators):
+    /// padding is shown to nobody and costs tokens.
+    #[test]
+    fn regression_padded_menu_item_names_are_shown_trimmed() {
+        let mut snapshot = calculator();
+        snapshot.nodes[3].name = "  Undo      ".into();
+        snapshot.nodes[4].name = "Undo".into();
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(out.text.contains(" button \"Undo\" @2,4\n"), "{}", out.text);
     }
 
     /// Mousepad's and LibreOffice's menu bars were missing from the default outline (a menu is

@@ -146,7 +146,8 @@ impl Service {
         name: &str,
     ) -> Result<()> {
         match self.element_now(window, identity).await {
-            Some(n) if n.role == role && n.name == name => Ok(()),
+            // Outline names are shown trimmed (padded GTK 3 menu items): compare them so.
+            Some(n) if n.role == role && n.name.trim() == name.trim() => Ok(()),
             _ => Err(Error::new(
                 ErrorCode::ElementNotFound,
                 format!("{role} {name:?} changed or went away while waiting for approval; nothing was done"),
