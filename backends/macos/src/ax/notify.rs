@@ -72,10 +72,16 @@ pub(super) struct AxWatch {
 #[async_trait]
 impl Watch for AxWatch {
     async fn changed(&mut self, within: Duration) -> bool {
-        matches!(
-            tokio::time::timeout(within, self.changes.recv()).await,
-            Ok(Some(()))
-        )
+        let deadline = tokio::time::Instant::now() + within;
+        match tokio::time::timeout_at(deadline, self.changes.recv()).await {
+            Ok(Some(())) => true,
+            Err(_) => false,
+            // The subscription is gone: report nothing, at the caller's pace.
+            Ok(None) => {
+                tokio::time::sleep_until(deadline).await;
+                false
+            }
+        }
     }
 }
 

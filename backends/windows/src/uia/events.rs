@@ -195,10 +195,16 @@ pub(super) fn channel() -> (mpsc::Sender<()>, mpsc::Receiver<()>) {
 #[async_trait]
 impl Watch for UiaWatch {
     async fn changed(&mut self, within: Duration) -> bool {
-        matches!(
-            tokio::time::timeout(within, self.changes.recv()).await,
-            Ok(Some(()))
-        )
+        let deadline = tokio::time::Instant::now() + within;
+        match tokio::time::timeout_at(deadline, self.changes.recv()).await {
+            Ok(Some(())) => true,
+            Err(_) => false,
+            // The subscription is gone: report nothing, at the caller's pace.
+            Ok(None) => {
+                tokio::time::sleep_until(deadline).await;
+                false
+            }
+        }
     }
 }
 

@@ -42,7 +42,13 @@ impl Watch for EventWatch {
             match tokio::time::timeout_at(deadline, self.stream.next()).await {
                 Ok(Some(Ok(message))) if is_event(&message) => break,
                 Ok(Some(Ok(_))) => {}
-                Ok(Some(Err(_))) | Ok(None) | Err(_) => return false,
+                Err(_) => return false,
+                // A broken or ended stream reports nothing more: wait the time out, so the
+                // caller keeps its pace instead of looking again at once.
+                Ok(Some(Err(_))) | Ok(None) => {
+                    tokio::time::sleep_until(deadline).await;
+                    return false;
+                }
             }
         }
         // The rest of a burst that is already queued counts as the same change.
