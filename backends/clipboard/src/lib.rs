@@ -54,7 +54,8 @@ fn open_failed(e: &arboard::Error, session: Session) -> Error {
         .with_suggestion(
             "Type the text instead, or use a compositor with data-control (sway, KWin, Hyprland) \
              or a session with XWayland (DISPLAY set).",
-        ),
+        )
+        .with_details(serde_json::json!({ "reason": "no_data_control" })),
         (arboard::Error::ClipboardNotSupported, _) | (_, Session::Headless) => Error::new(
             ErrorCode::NotSupported,
             "this session has no clipboard the backend can reach",
@@ -123,7 +124,7 @@ mod tests {
             Session::WaylandOnly,
         );
         assert_eq!(e.code, ErrorCode::NotSupported);
-        assert!(e.message.contains("data-control"), "{}", e.message);
+        assert_eq!(e.details.unwrap()["reason"], "no_data_control");
         assert!(!e.suggestion.is_empty());
     }
 
