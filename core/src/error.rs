@@ -117,6 +117,10 @@ codes! {
     /// No element with that id or identity.
     ElementNotFound => "ELEMENT_NOT_FOUND", false,
         "Observe again and use an element id from the new outline.";
+    /// The element is not on screen: a closed menu's item, a background tab's page, a row
+    /// scrolled out of view, or outside the window.
+    ElementNotVisible => "ELEMENT_NOT_VISIBLE", false,
+        "Bring it into view first (open its menu or tab, or scroll), then observe again.";
     /// The element or backend cannot perform that action.
     ActionNotSupported => "ACTION_NOT_SUPPORTED", false,
         "Use another action the element lists, or a coordinate action.";

@@ -106,6 +106,7 @@ const SHOWN_STATES: &[State] = &[
     State::Collapsed,
     State::ReadOnly,
     State::Modal,
+    State::Offscreen,
 ];
 
 /// Whether a node is listed. By default: interactive elements, menus (a menu bar's "File", which
@@ -128,7 +129,11 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     } else {
         shown_name.trim()
     };
-    if node.role.is_interactive() || node.role == Role::Menu {
+    if node.role == Role::Menu {
+        // A menu bar's "File"; an unnamed menu is a combo box's list, shown by the combo box.
+        return !text.is_empty();
+    }
+    if node.role.is_interactive() {
         return !(text.is_empty() && node.states.contains(State::Disabled));
     }
     let is_text = node.role.is_text() || node.role == Role::Dialog;
@@ -272,7 +277,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         }
     }
     if hidden > 0 && query.is_none() {
-        let _ = writeln!(out.text, "… {hidden} elements without a position (closed menus, hidden items) not listed; all=true lists them");
+        let _ = writeln!(out.text, "… {hidden} elements not on screen (closed menus, hidden tabs, scrolled out of view) not listed; all=true lists them");
     }
     if out.omitted > 0 {
         let _ = writeln!(
@@ -624,7 +629,7 @@ mod tests {
         let out = render(&snap, &OutlineOptions::default());
         assert_eq!(out.ids.len(), 2, "{}", out.text);
         assert!(
-            out.text.contains("… 2 elements without a position"),
+            out.text.contains("… 2 elements not on screen"),
             "{}",
             out.text
         );

@@ -43,6 +43,9 @@ pub struct SavedElement {
     /// Had keyboard focus at observation time (the safety gate checks it before Enter).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub focused: bool,
+    /// Was not on screen at observation time (listed only with `all`): acting on it is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offscreen: bool,
 }
 
 /// One observation of one window.
@@ -289,6 +292,7 @@ mod tests {
                 name: "7".into(),
                 bounds: Some(Rect::new(1, 2, 3, 4)),
                 focused: false,
+                offscreen: false,
             }],
         }
     }

@@ -582,10 +582,22 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) ->
                 step,
                 format!("{id:?}: use element ids as gui_state returned them (e7), without @"),
             )),
-            Some(id) => state.element(id).cloned().map(Some).map_err(|e| Error {
-                message: format!("step {step}: {}", e.message),
-                ..e
-            }),
+            Some(id) => {
+                let element = state.element(id).map_err(|e| Error {
+                    message: format!("step {step}: {}", e.message),
+                    ..e
+                })?;
+                if element.offscreen {
+                    return Err(Error::new(
+                        ErrorCode::ElementNotVisible,
+                        format!(
+                            "step {step}: {id} ({} {:?}) was not on screen when observed",
+                            element.role, element.name
+                        ),
+                    ));
+                }
+                Ok(Some(element.clone()))
+            }
         }
     };
     let bounds = state

@@ -772,6 +772,7 @@ fn saved(node: &Node, label: &str) -> SavedElement {
         name: label.to_owned(),
         bounds: node.bounds,
         focused: node.states.contains(State::Focused),
+        offscreen: node.states.contains(State::Offscreen),
     }
 }
 

@@ -37,6 +37,8 @@ mod steps;
 mod target;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod visible_tests;
 mod wait;
 #[cfg(test)]
 mod wait_tests;
@@ -464,6 +466,7 @@ impl Service {
                     name: outline::shown_name(snapshot, n),
                     bounds: n.bounds,
                     focused: n.states.contains(State::Focused),
+                    offscreen: n.states.contains(State::Offscreen),
                 })
             })
             .collect();

@@ -248,8 +248,9 @@ pub fn role(atspi: u32, states: AtspiStates) -> Role {
 
 /// Maps AT-SPI states to the shared states. `SENSITIVE`/`ENABLED` missing means disabled, except
 /// on toolkits that never set them on children (GTK4 sets SENSITIVE but not ENABLED): a node is
-/// disabled only when neither is set.
-pub fn states(s: AtspiStates) -> StateSet {
+/// disabled only when neither is set. Where the toolkit [reports
+/// `SHOWING`](Toolkit::reports_showing), an element without it is offscreen.
+pub fn states(s: AtspiStates, toolkit: Toolkit) -> StateSet {
     use atspi_state as a;
     let mut out = StateSet::EMPTY;
     let pairs = [
@@ -281,6 +282,9 @@ pub fn states(s: AtspiStates) -> StateSet {
     }
     if !s.has(a::SENSITIVE) && !s.has(a::ENABLED) {
         out.insert(State::Disabled);
+    }
+    if toolkit.reports_showing && !s.has(a::SHOWING) {
+        out.insert(State::Offscreen);
     }
     out
 }
@@ -479,22 +483,49 @@ mod tests {
             atspi_state::SENSITIVE,
             atspi_state::FOCUSABLE,
         ]);
-        let s = states(gtk4_button);
+        let s = states(gtk4_button, gtk4());
         assert!(!s.contains(State::Disabled));
         assert!(s.contains(State::Focusable));
         let greyed = with(&[atspi_state::VISIBLE]);
-        assert!(states(greyed).contains(State::Disabled));
+        assert!(states(greyed, gtk4()).contains(State::Disabled));
+    }
+
+    fn gtk4() -> Toolkit {
+        Toolkit::from_name_and_version("GTK", "4.8.3")
+    }
+
+    #[test]
+    fn regression_firefox_listed_the_page_of_a_background_tab() {
+        // Firefox keeps every tab's document in the tree; only the active one is SHOWING.
+        let firefox = Toolkit::from_name_and_version("Gecko", "115.0");
+        let background = with(&[atspi_state::VISIBLE, atspi_state::ENABLED]);
+        assert!(states(background, firefox).contains(State::Offscreen));
+        let active = with(&[
+            atspi_state::VISIBLE,
+            atspi_state::SHOWING,
+            atspi_state::ENABLED,
+        ]);
+        assert!(!states(active, firefox).contains(State::Offscreen));
+        // GTK 4.8 marks only the window SHOWING: its children are drawn all the same.
+        let gtk4_child = with(&[atspi_state::VISIBLE, atspi_state::SENSITIVE]);
+        assert!(!states(gtk4_child, gtk4()).contains(State::Offscreen));
     }
 
     #[test]
     fn expandable_without_expanded_is_collapsed() {
-        let s = states(with(&[atspi_state::EXPANDABLE, atspi_state::ENABLED]));
+        let s = states(
+            with(&[atspi_state::EXPANDABLE, atspi_state::ENABLED]),
+            gtk4(),
+        );
         assert!(s.contains(State::Collapsed));
-        let s = states(with(&[
-            atspi_state::EXPANDABLE,
-            atspi_state::EXPANDED,
-            atspi_state::ENABLED,
-        ]));
+        let s = states(
+            with(&[
+                atspi_state::EXPANDABLE,
+                atspi_state::EXPANDED,
+                atspi_state::ENABLED,
+            ]),
+            gtk4(),
+        );
         assert!(s.contains(State::Expanded) && !s.contains(State::Collapsed));
     }
 
@@ -598,6 +629,10 @@ pub struct Toolkit {
     pub bulk_items: bool,
     /// Offers a direct socket (atk-bridge: GTK 3, Firefox, Chromium), worth using.
     pub peer_to_peer: bool,
+    /// An element without `SHOWING` is not drawn (a closed menu's items, a background tab's
+    /// page, rows scrolled out of view). GTK 4.8 sets `SHOWING` on the window only, so there its
+    /// absence says nothing.
+    pub reports_showing: bool,
 }
 
 impl Toolkit {
@@ -612,6 +647,7 @@ impl Toolkit {
             text_needs_count: gtk4,
             bulk_items: !qt && !name.is_empty(),
             peer_to_peer: !qt && !gtk4 && !name.is_empty(),
+            reports_showing: !gtk4,
         }
     }
 }
@@ -626,6 +662,7 @@ mod toolkit_tests {
         assert!(gtk4.window_relative_extents && gtk4.get_all_is_safe && gtk4.doubles_button_names);
         let gtk3 = Toolkit::from_name_and_version("GTK", "3.24.38");
         assert!(!gtk3.window_relative_extents && gtk3.get_all_is_safe);
+        assert!(gtk3.reports_showing && !gtk4.reports_showing);
         let qt = Toolkit::from_name_and_version("Qt", "6.4.2");
         assert!(!qt.get_all_is_safe && !qt.window_relative_extents);
         assert!(

@@ -580,6 +580,16 @@ impl Backend for LinuxBackend {
                 format!("element {} does not belong to window {window}", element.0),
             ));
         }
+        if entry.toolkit.reports_showing && !matches!(action, SemanticAction::ScrollIntoView) {
+            // Judged live: Firefox aborted when an action reached a background tab's page.
+            let states = c.atspi.states(&obj).await?;
+            if !states.has(atspi_state::SHOWING) {
+                return Err(Error::new(
+                    ErrorCode::ElementNotVisible,
+                    "the element is no longer on screen (its tab, menu or view changed since it was observed)",
+                ));
+            }
+        }
         act::perform(&c.atspi, &obj, action).await
     }
 

@@ -255,7 +255,7 @@ async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node>
         .ok()
         .and_then(|v| String::try_from(v).ok())
         .filter(|d| !d.is_empty());
-    node.states = translate::states(states);
+    node.states = translate::states(states, placement.toolkit);
     node.bounds = extents.ok().and_then(|e| placement.bounds(e));
     Ok(node)
 }

@@ -409,7 +409,7 @@ async fn fetch_inner(
     node.name = shown_name(name, role, placement.toolkit);
     node.description = Some(description).filter(|d| !d.is_empty());
     node.toolkit_id = Some(toolkit_id).filter(|d| !d.is_empty());
-    node.states = translate::states(states);
+    node.states = translate::states(states, placement.toolkit);
     node.bounds = extents.ok().and_then(|e| placement.bounds(e));
 
     // Round 2: children, actions, text and value, all at once.

@@ -1,0 +1,134 @@
+//! Elements that are not on screen are never acted on: listed only with `all` (marked
+//! `offscreen`), left out of label matching, and refused by id with ELEMENT_NOT_VISIBLE before
+//! the observation is used up.
+
+use cu_backend_scripted::Reaction;
+use cu_core::geometry::Point;
+use cu_core::ErrorCode;
+
+use super::test_support::{block_on, on, Lab};
+use super::{ActionRequest, ClickRequest, StateRequest};
+
+const PAGE: &str = r#"app: browser
+title: Page - Browser
+---
+window "Page - Browser" @0,0 400x300
+  button "Visible" @10,10 90x30
+  label "Status" @10,50 90x20
+  button "Below the fold" @10,420 90x30
+"#;
+
+fn lab() -> Lab {
+    let lab = Lab::with_window(PAGE, Point::new(100, 100));
+    for button in ["Visible", "Below the fold"] {
+        lab.backend.on_press(
+            button,
+            Reaction::Rename {
+                from: "Status".into(),
+                to: format!("pressed {button}"),
+            },
+        );
+    }
+    lab
+}
+
+impl Lab {
+    async fn observe_all(&self, all: bool) -> super::StateResult {
+        match self
+            .service
+            .gui_state(&StateRequest {
+                window_id: self.window.0.clone(),
+                all,
+                ..StateRequest::default()
+            })
+            .await
+        {
+            Ok(state) => state,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+fn id_of(outline: &str, name: &str) -> String {
+    outline
+        .lines()
+        .find(|l| l.contains(&format!("\"{name}\"")))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{name:?} is not in:\n{outline}"))
+        .to_owned()
+}
+
+#[test]
+fn regression_a_click_by_id_on_a_page_element_out_of_view_clicked_blank_space() {
+    let lab = lab();
+    block_on(async {
+        let default = lab.observe_all(false).await;
+        assert!(
+            !default.outline.contains("Below the fold"),
+            "not on screen, not listed by default:\n{}",
+            default.outline
+        );
+        assert!(default.outline.contains("1 elements not on screen"));
+
+        let all = lab.observe_all(true).await;
+        let line = all
+            .outline
+            .lines()
+            .find(|l| l.contains("Below the fold"))
+            .unwrap_or_default();
+        assert!(line.ends_with("offscreen"), "all=true marks it: {line:?}");
+        let hidden = id_of(&all.outline, "Below the fold");
+        let refused = lab
+            .service
+            .gui_action(&ActionRequest {
+                window_id: lab.window.0.clone(),
+                state_id: all.state_id.clone(),
+                actions: vec![on("click", &hidden)],
+                ..Default::default()
+            })
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("a click on {hidden} was not refused"));
+        assert_eq!(refused.code, ErrorCode::ElementNotVisible, "{refused}");
+        assert!(!refused.retryable);
+
+        // Nothing was pressed and the observation is still usable.
+        let visible = id_of(&all.outline, "Visible");
+        let answer = lab
+            .service
+            .gui_action(&ActionRequest {
+                window_id: lab.window.0.clone(),
+                state_id: all.state_id,
+                actions: vec![on("click", &visible)],
+                ..Default::default()
+            })
+            .await;
+        assert!(answer.is_ok(), "{:?}", answer.err());
+        let after = lab.observe_all(false).await;
+        assert!(
+            after.outline.contains("pressed Visible"),
+            "{}",
+            after.outline
+        );
+    });
+}
+
+#[test]
+fn a_label_names_only_what_is_on_screen() {
+    let lab = lab();
+    block_on(async {
+        let answer = lab
+            .service
+            .click(&ClickRequest {
+                app: "Browser".into(),
+                target: Some("Below the fold".into()),
+                ..Default::default()
+            })
+            .await;
+        let error = answer
+            .err()
+            .unwrap_or_else(|| panic!("clicked an element out of view"));
+        assert_eq!(error.code, ErrorCode::ElementNotFound, "{error}");
+        assert!(!lab.observe_all(false).await.outline.contains("pressed"));
+    });
+}
