@@ -40,6 +40,7 @@ pub mod approvals;
 pub mod audit;
 pub mod backend;
 pub mod changes;
+mod chosen;
 pub mod config;
 pub mod confusables;
 mod drawn;
