@@ -332,14 +332,16 @@ pub struct Snapshot {
 impl Snapshot {
     /// A snapshot of `window` on `desktop` from a walk's result (the nodes in pre-order, and
     /// why it stopped early if it did), timed from `started`. Elements the toolkit reports but
-    /// does not draw are marked [`State::Offscreen`] here, and a combo box without a value takes
-    /// its chosen item's name, for every backend alike.
+    /// does not draw are marked [`State::Offscreen`] here, a combo box without a value takes
+    /// its chosen item's name, and text takes its children's text where it marks them (U+FFFC),
+    /// for every backend alike.
     pub fn new(
         window: WindowInfo,
         desktop: DesktopInstance,
         (mut nodes, truncated): (Vec<Node>, Option<Truncation>),
         started: std::time::Instant,
     ) -> Snapshot {
+        crate::runs::merge_text_runs(&mut nodes);
         crate::chosen::fill_combo_values(&mut nodes);
         crate::drawn::mark_undrawn(&mut nodes);
         Snapshot {

@@ -57,6 +57,7 @@ pub mod private;
 pub mod question;
 pub mod receiver;
 pub mod role;
+mod runs;
 pub mod safety;
 pub mod sanity;
 pub mod sessions;

@@ -140,6 +140,27 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     is_text && !text.is_empty() && !view.control_names.contains(text)
 }
 
+/// A text leaf whose text its nearest listed ancestor already shows ("2" in the paragraph
+/// "2 items left", "Buy milk" in its list item).
+fn is_run_of(snapshot: &Snapshot, node: &Node, ancestor_text: &str) -> bool {
+    let only_text = node.children.iter().all(|c| {
+        snapshot
+            .nodes
+            .get(*c as usize)
+            .is_some_and(|c| c.role.is_text())
+    });
+    if !node.role.is_text() || !only_text {
+        return false;
+    }
+    let own = if node.name.trim().is_empty() {
+        node.value.as_deref().unwrap_or_default()
+    } else {
+        &node.name
+    };
+    let own = crate::text::normalize(own);
+    !own.is_empty() && crate::text::normalize(ancestor_text).contains(&own)
+}
+
 /// What the filter needs to know about the whole snapshot.
 struct View {
     all: bool,
@@ -218,9 +239,10 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         let Some(node) = snapshot.nodes.get(index) else {
             continue;
         };
-        let duplicate_label = node.role == Role::Label
+        let duplicate_label = (node.role == Role::Label
             && node.name.trim() == parent_name.trim()
-            && !node.name.is_empty();
+            && !node.name.is_empty())
+            || (depth > 1 && is_run_of(snapshot, node, &parent_name));
         let name = shown_name(snapshot, node);
         let show = listed(node, &name, &view, true) && !duplicate_label;
         if !show && !duplicate_label && listed(node, &name, &view, false) {
@@ -304,6 +326,31 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
 /// the accelerators: "Undo      "), or for an unnamed control the name of its label child (a
 /// GTK 4 button whose only content is the label "π").
 pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
+    if node.name.trim().is_empty()
+        && matches!(
+            node.role,
+            Role::CheckBox | Role::RadioButton | Role::Switch | Role::ToggleButton
+        )
+    {
+        // An unnamed checkbox in a list row or table cell is named by its row ("Buy milk").
+        let row = node
+            .parent
+            .and_then(|p| snapshot.nodes.get(p as usize))
+            .filter(|p| {
+                matches!(
+                    p.role,
+                    Role::ListItem | Role::Row | Role::Cell | Role::TreeItem
+                )
+            });
+        if let Some(row) = row {
+            let name = shown_name(snapshot, row);
+            return if name.is_empty() {
+                row.value.as_deref().unwrap_or_default().trim().to_owned()
+            } else {
+                name
+            };
+        }
+    }
     // A list bullet ("• ") names nothing a user would say.
     let is_bullet = node
         .name

@@ -101,6 +101,7 @@ impl Candidates {
             nodes: Vec::new(),
             labels: Vec::new(),
         };
+        let mut borrowed_from = std::collections::HashSet::new();
         for (index, node) in nodes.iter().enumerate().skip(1) {
             if node.states.contains(State::Offscreen) {
                 continue;
@@ -118,6 +119,14 @@ impl Candidates {
             let label = if node.name.trim().is_empty() && matching::is_field(node.role, node.states)
             {
                 field_label(snapshot, index).unwrap_or_default()
+            } else if node.name.trim().is_empty() {
+                // An unnamed checkbox takes its row's name, as the outline shows it; the row
+                // then names nothing else (one "Write report", the checkbox).
+                let label = cu_core::outline::shown_name(snapshot, node);
+                if !label.is_empty() {
+                    borrowed_from.extend(node.parent.map(|p| p as usize));
+                }
+                label
             } else {
                 node.name.clone()
             };
@@ -130,7 +139,13 @@ impl Candidates {
             out.nodes.push(index);
             out.labels.push(label);
         }
-        out
+        let (nodes, labels) = out
+            .nodes
+            .into_iter()
+            .zip(out.labels)
+            .filter(|(index, _)| !borrowed_from.contains(index))
+            .unzip();
+        Candidates { nodes, labels }
     }
 
     /// The candidates in the form label matching takes.

@@ -592,8 +592,11 @@ async fn read_text_content(atspi: &Atspi, obj: &ObjRef) -> Option<String> {
         .call(obj, TEXT, "GetText", &(0i32, count.min(MAX_TEXT_CHARS)))
         .await
         .ok()?;
-    let text = text.replace('\u{fffc}', "");
-    (!text.trim().is_empty()).then_some(text)
+    // U+FFFC marks where a child sits: kept, so the snapshot puts the child's text there.
+    (!text
+        .trim_matches(|c: char| c.is_whitespace() || c == '\u{fffc}')
+        .is_empty())
+    .then_some(text)
 }
 
 fn prop_text(props: &std::collections::HashMap<String, OwnedValue>, key: &str) -> String {
