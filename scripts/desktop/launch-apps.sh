@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox chromium chromium-controls chromium-delayed, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -41,6 +41,20 @@ for a in "${APPS[@]}"; do case $a in
               rm -f "$STATE/ffprof/lock" "$STATE/ffprof/.parentlock"  # left by a killed Firefox
               run firefox firefox-esr --no-remote --new-instance --profile "$STATE/ffprof" \
                 "file://$STATE/web/fixture.html" ;;
+  firefox-todo)  # the todo app active, the controls page in a background tab
+              mkdir -p "$STATE/ffprof-todo"; cp "$FIX/firefox-user.js" "$STATE/ffprof-todo/user.js"
+              cp "$FIX/todo.html" "$FIX/controls.html" "$STATE/web/"
+              rm -f "$STATE/ffprof-todo/lock" "$STATE/ffprof-todo/.parentlock"
+              run firefox-todo firefox-esr --no-remote --new-instance --profile "$STATE/ffprof-todo" \
+                "file://$STATE/web/todo.html" "file://$STATE/web/controls.html" ;;
+  chromium-todo)
+              cp "$FIX/todo.html" "$STATE/web/todo.html"
+              run chromium-todo chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
+                --user-data-dir="$STATE/chromium-todo" --no-first-run --no-default-browser-check \
+                --disable-background-networking --disable-component-update --disable-sync \
+                --disable-default-apps --disable-extensions --disable-domain-reliability \
+                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
+                --window-size=1000,700 --window-position=220,130 "file://$STATE/web/todo.html" ;;
   chromium)   run chromium chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
                 --user-data-dir="$STATE/chromium" --no-first-run --no-default-browser-check \
                 --disable-background-networking --disable-component-update --disable-sync \
