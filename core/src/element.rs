@@ -234,6 +234,36 @@ pub struct Node {
     /// Children that exist but were not read (limits); see [`Snapshot::truncated`].
     #[serde(default, skip_serializing_if = "is_zero")]
     pub omitted_children: u32,
+    /// For a table too large to read whole (a spreadsheet): its size and the cells read, the
+    /// ones on screen. Its children are those cells, row by row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridView>,
+}
+
+/// The part of a large table that is on screen, 0-based and inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridView {
+    /// Rows the table has.
+    pub rows: u32,
+    /// Columns the table has.
+    pub columns: u32,
+    /// First row on screen.
+    pub first_row: u32,
+    /// Last row read (on screen, or the last one the cell limit allowed).
+    pub last_row: u32,
+    /// First column on screen.
+    pub first_column: u32,
+    /// Last column on screen.
+    pub last_column: u32,
+}
+
+impl GridView {
+    /// The cells read.
+    pub fn cells(&self) -> u64 {
+        let rows = u64::from(self.last_row.saturating_sub(self.first_row)) + 1;
+        let columns = u64::from(self.last_column.saturating_sub(self.first_column)) + 1;
+        rows * columns
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -256,6 +286,7 @@ impl Node {
             parent: None,
             children: Vec::new(),
             omitted_children: 0,
+            grid: None,
         }
     }
 }

@@ -102,11 +102,13 @@ impl Candidate<'_> {
 }
 
 /// True for elements that take typed text: text inputs and areas, and editable combo boxes,
-/// spin buttons and documents.
+/// spin buttons, documents and spreadsheet cells.
 pub fn is_field(role: Role, states: StateSet) -> bool {
     match role {
         Role::TextInput | Role::PasswordInput | Role::TextArea => true,
-        Role::ComboBox | Role::SpinButton | Role::Document => states.contains(State::Editable),
+        Role::ComboBox | Role::SpinButton | Role::Document | Role::Cell => {
+            states.contains(State::Editable)
+        }
         _ => false,
     }
 }

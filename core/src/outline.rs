@@ -123,6 +123,12 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     {
         return false;
     }
+    if node.grid.is_some() {
+        return true;
+    }
+    if is_blank_cell(node) {
+        return false;
+    }
     let value = node.value.as_deref().unwrap_or_default().trim();
     let text = if shown_name.trim().is_empty() {
         value
@@ -138,6 +144,24 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     }
     let is_text = node.role.is_text() || node.role == Role::Dialog;
     is_text && !text.is_empty() && !view.control_names.contains(text)
+}
+
+/// A spreadsheet cell with nothing in it ("D7": its name is only its place), not the active one.
+fn is_blank_cell(node: &Node) -> bool {
+    let name = node.name.trim();
+    let letters = name.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = name
+        .chars()
+        .skip(letters)
+        .take_while(char::is_ascii_digit)
+        .count();
+    node.role == Role::Cell
+        && (1..=3).contains(&letters)
+        && digits >= 1
+        && letters + digits == name.len()
+        && node.value.as_deref().is_none_or(|v| v.trim().is_empty())
+        && !node.states.contains(State::Focused)
+        && !node.states.contains(State::Selected)
 }
 
 /// A text leaf whose text its nearest listed ancestor already shows ("2" in the paragraph
@@ -435,6 +459,18 @@ fn body(node: &Node, name: &str, bounds: bool) -> String {
     for state in SHOWN_STATES.iter().filter(|s| node.states.contains(**s)) {
         let _ = write!(text, " {}", state.as_str());
     }
+    if let Some(g) = node.grid {
+        let _ = write!(
+            text,
+            " rows {}-{} of {}, columns {}-{} of {} on screen (empty cells not listed)",
+            g.first_row + 1,
+            g.last_row + 1,
+            g.rows,
+            g.first_column + 1,
+            g.last_column + 1,
+            g.columns
+        );
+    }
     text
 }
 
@@ -496,6 +532,43 @@ mod tests {
             truncated: None,
             elapsed_ms: 1,
         }
+    }
+
+    #[test]
+    fn regression_a_spreadsheet_listed_row_1_and_no_value_its_table_says_what_is_on_screen() {
+        let mut snapshot = calculator();
+        let mut table = node(Role::Table, "Sheet1", Some(0), &[7, 8, 9]);
+        table.grid = Some(crate::element::GridView {
+            rows: 1_048_576,
+            columns: 16_384,
+            first_row: 0,
+            last_row: 49,
+            first_column: 0,
+            last_column: 23,
+        });
+        let mut b4 = node(Role::Cell, "B4", Some(6), &[]);
+        b4.value = Some("7".into());
+        let mut d9 = node(Role::Cell, "D9", Some(6), &[]);
+        d9.states = StateSet::EMPTY.with(State::Focused);
+        snapshot.nodes[0].children.push(6);
+        snapshot
+            .nodes
+            .extend([table, b4, node(Role::Cell, "C2", Some(6), &[]), d9]);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains(
+                "table \"Sheet1\" @2,4 rows 1-50 of 1048576, columns 1-24 of 16384 on screen (empty cells not listed)"
+            ),
+            "{}",
+            out.text
+        );
+        assert!(out.text.contains("cell \"B4\" =\"7\""), "{}", out.text);
+        assert!(!out.text.contains("\"C2\""), "an empty cell: {}", out.text);
+        assert!(
+            out.text.contains("cell \"D9\" @2,4 focused"),
+            "the active cell: {}",
+            out.text
+        );
     }
 
     #[test]

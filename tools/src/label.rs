@@ -433,10 +433,15 @@ impl Service {
             .run(&mut sender, &state, &plan)
             .await
             .map_err(|error| Failure::after(&sender, error))?;
-        let verified = if node.role == Role::PasswordInput {
-            None
-        } else {
-            Some(self.reads_back(&window, &element, &req.text).await)
+        let verified = match node.role {
+            Role::PasswordInput => None,
+            // A spreadsheet shows what a formula computes, not what was typed: the text is
+            // confirmed when it reads back, and otherwise unverified, not failed.
+            Role::Cell => self
+                .reads_back(&window, &element, req.text.trim_end_matches(['\n', '\r']))
+                .await
+                .then_some(true),
+            _ => Some(self.reads_back(&window, &element, &req.text).await),
         };
         if verified == Some(false) {
             // The text went in: a retry would type it twice.

@@ -331,6 +331,16 @@ impl Service {
                         sender
                             .perform(&element.identity, &SemanticAction::Focus)
                             .await?;
+                        if element.role == Role::Cell {
+                            // Typing into a spreadsheet's active cell replaces what it holds;
+                            // ctrl+a would select the whole sheet.
+                            if value.is_empty() {
+                                sender.key("Delete").await?;
+                            } else {
+                                sender.text(value).await?;
+                            }
+                            return Ok(Via::Keyboard);
+                        }
                         sender.key("ctrl+a").await?;
                         if value.is_empty() {
                             sender.key("BackSpace").await?;

@@ -116,6 +116,7 @@ fn element(text: &str) -> Result<Node, String> {
         parent: None,
         children: Vec::new(),
         omitted_children: 0,
+        grid: None,
     };
     rest = rest.trim_start();
     if rest.starts_with('"') {

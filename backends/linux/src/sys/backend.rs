@@ -47,6 +47,9 @@ struct Connected {
     /// Windows a full walk has seen, with their content pane if it is reported a menu bar too
     /// high (LibreOffice).
     misplaced: Mutex<HashMap<WindowId, Option<Arc<misplaced::Wrong>>>>,
+    /// Windows a full walk has seen, and whether they hold a table too large to read whole
+    /// (then their focused element is not looked for through `Collection`).
+    grids: Mutex<HashMap<WindowId, bool>>,
 }
 
 /// The path raw input and capture take: chosen once, at connection, by the session type.
@@ -164,6 +167,7 @@ impl Connected {
             desktop,
             windows: Mutex::new(HashMap::new()),
             misplaced: Mutex::new(HashMap::new()),
+            grids: Mutex::new(HashMap::new()),
         })
     }
 
@@ -245,6 +249,9 @@ impl Connected {
         }
         let out = entries.iter().map(|e| e.info.clone()).collect();
         if let Ok(mut seen) = self.misplaced.lock() {
+            seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
+        }
+        if let Ok(mut seen) = self.grids.lock() {
             seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
         }
         if let Ok(mut map) = self.windows.lock() {
@@ -548,6 +555,11 @@ impl Backend for LinuxBackend {
                     e
                 }
             })?;
+        if options.subtree.is_none() {
+            if let Ok(mut grids) = c.grids.lock() {
+                grids.insert(window.clone(), nodes.iter().any(|n| n.grid.is_some()));
+            }
+        }
         if let Some(window_bounds) = entry.info.bounds {
             c.place_misplaced(
                 window,
@@ -707,7 +719,25 @@ impl Backend for LinuxBackend {
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;
-        probe::focused(&c.atspi, &entry.frame, entry.placement()).await
+        let known = c.grids.lock().ok().and_then(|g| g.get(window).copied());
+        let holds_grid = match known {
+            Some(holds) => holds,
+            None => {
+                // A window not walked yet is walked once to find out.
+                self.snapshot(window, &SnapshotOptions::default()).await?;
+                c.grids
+                    .lock()
+                    .ok()
+                    .and_then(|g| g.get(window).copied())
+                    .unwrap_or(true)
+            }
+        };
+        let search = if holds_grid {
+            probe::FocusSearch::Walk
+        } else {
+            probe::FocusSearch::Collection
+        };
+        probe::focused(&c.atspi, &entry.frame, entry.placement(), search).await
     }
 
     async fn check_coordinates(&self, window: &WindowId) -> Result<()> {

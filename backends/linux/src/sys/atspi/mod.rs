@@ -5,6 +5,7 @@ pub(crate) mod act;
 pub(crate) mod apps;
 mod events;
 pub(crate) mod probe;
+mod table;
 pub(crate) mod walk;
 
 use std::collections::HashMap;

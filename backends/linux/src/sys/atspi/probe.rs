@@ -135,7 +135,12 @@ async fn child_at(
 /// The focused element of `frame`'s application that keys sent to the window reach: inside
 /// another showing top-level of the app (an open popup menu takes the keyboard), else inside the
 /// frame.
-pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement) -> Result<Probe> {
+pub(crate) async fn focused(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+    search: FocusSearch,
+) -> Result<Probe> {
     let tops = atspi
         .children(&Atspi::app_root(&frame.bus))
         .await
@@ -147,7 +152,7 @@ pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement)
             .await
             .is_ok_and(|s| s.has(atspi_state::SHOWING));
         if showing {
-            if let Ok(Some(obj)) = focused_in(atspi, top, placement).await {
+            if let Ok(Some(obj)) = focused_in(atspi, top, placement, search).await {
                 found = Some(obj);
                 break;
             }
@@ -155,7 +160,7 @@ pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement)
     }
     let found = match found {
         Some(obj) => Some(obj),
-        None => focused_in(atspi, frame, placement).await?,
+        None => focused_in(atspi, frame, placement, search).await?,
     };
     let Some(obj) = found else {
         return Ok(Probe::nothing());
@@ -174,9 +179,29 @@ pub(crate) async fn focused(atspi: &Atspi, frame: &ObjRef, placement: Placement)
     Ok(probe)
 }
 
+/// How the focused element of a window is looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FocusSearch {
+    /// `Collection.GetMatches`, where the toolkit has it, else a walk.
+    Collection,
+    /// Only a bounded walk: the window holds a table too large to read whole, and atk-bridge
+    /// answers `Collection` by visiting every descendant (LibreOffice Calc's 2^31 cells: the app
+    /// grew to 1.2 GB and stopped answering).
+    Walk,
+}
+
 /// The deepest focused element under `top`.
-async fn focused_in(atspi: &Atspi, top: &ObjRef, placement: Placement) -> Result<Option<ObjRef>> {
-    match focused_by_collection(atspi, top).await {
+async fn focused_in(
+    atspi: &Atspi,
+    top: &ObjRef,
+    placement: Placement,
+    search: FocusSearch,
+) -> Result<Option<ObjRef>> {
+    let by_collection = match search {
+        FocusSearch::Collection => focused_by_collection(atspi, top).await,
+        FocusSearch::Walk => None,
+    };
+    match by_collection {
         Some(found) => Ok(found),
         None => focused_by_walk(atspi, top, placement).await,
     }

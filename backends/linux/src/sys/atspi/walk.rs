@@ -19,7 +19,7 @@ use cu_core::Result;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
-use super::{Atspi, ObjRef, ACCESSIBLE, TEXT, VALUE};
+use super::{table, Atspi, ObjRef, ACCESSIBLE, TEXT, VALUE};
 use crate::translate::{self, atspi_state, AtspiStates, InterfaceSet, Toolkit};
 
 /// Nodes fetched concurrently.
@@ -405,6 +405,7 @@ async fn fetch_inner(
     let has = |name: &str| ifaces.iter().any(|i| i == name);
     let role = translate::role(atspi_role, states);
 
+    let raw_extents = extents.as_ref().ok().copied();
     let mut node = Node::new(role, obj.identity());
     node.name = shown_name(name, role, placement.toolkit);
     node.description = Some(description).filter(|d| !d.is_empty());
@@ -424,15 +425,26 @@ async fn fetch_inner(
             Role::Slider | Role::SpinButton | Role::ProgressBar | Role::ScrollBar
         );
     let manages = states.has(atspi_state::MANAGES_DESCENDANTS);
+    // A spreadsheet: the cells on screen, not its first children.
+    let big_table =
+        manages && has(table::TABLE) && child_count.is_none_or(|n| n > MAX_CHILDREN_READ);
     // The bulk items carry no AccessibleId: read it for what a label may name by id (controls),
     // alongside the other round-2 calls.
     let want_id = cached.is_some() && role.is_interactive();
     let (children, text, value, toolkit_id) = tokio::join!(
         async {
-            match cached.and_then(|c| c.children.clone()) {
+            if let (true, Some(extents)) = (big_table, raw_extents) {
+                let small = MAX_CHILDREN_READ as u64;
+                if let Some((cells, grid)) = table::visible_cells(atspi, obj, extents, small).await
+                {
+                    return ((cells, 0), Some(grid));
+                }
+            }
+            let kids = match cached.and_then(|c| c.children.clone()) {
                 Some(kids) => (kids, 0),
                 None => read_children(atspi, obj, child_count, manages).await,
-            }
+            };
+            (kids, None)
         },
         async {
             if want_text {
@@ -467,7 +479,8 @@ async fn fetch_inner(
     if let Some(id) = toolkit_id.filter(|id| !id.is_empty()) {
         node.toolkit_id = Some(id);
     }
-    let (children, omitted_children) = children;
+    let ((children, omitted_children), grid) = children;
+    node.grid = grid;
     node.actions = translate::actions(role, states, InterfaceSet::of(&ifaces));
     node.value = match (text, value) {
         (Some(t), _) if t != node.name => Some(t),

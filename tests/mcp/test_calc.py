@@ -1,0 +1,84 @@
+"""LibreOffice Calc (Debian's package, GTK 3 VCL plugin), driven only through the MCP tools as an
+agent would, checked on disk. A sheet has 1,048,576 rows by 16,384 columns (2^31 - 1 children on
+AT-SPI): the outline used to list row 1 and then "at least 2147483247 elements not read", no cell
+value was ever shown, and `click(app, "A4")` found nothing. Now the cells on screen are read (the
+table's hit test finds its visible corners), the table says which part is on screen, and a cell is
+addressed by its name. Looking for the focused cell through AT-SPI Collection made Calc visit
+every cell (it grew to 1.2 GB and stopped answering); a window holding such a table is searched by
+a bounded walk instead."""
+import os
+import subprocess
+import zipfile
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, call, eventually, observe, poll, window_titled
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def sheet(server_env, tmp_path):
+    env = dict(os.environ, **server_env, SAL_USE_VCLPLUGIN="gtk3")
+    profile = tmp_path / "lo-profile"
+    csv = tmp_path / "data.csv"
+    csv.write_text("Item,Qty,Price\nApples,3,1.5\nPears,4,2\nTotal,=SUM(B2:B3),=B2*C2+B3*C3\n")
+    lo = ["soffice", "--norestore", "--nologo", f"-env:UserInstallation=file://{profile}"]
+    # Converted with a profile of its own: a profile first used headless opens its windows 24 px wide.
+    subprocess.run(["soffice", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'convert-profile'}",
+                    "--headless", "--convert-to", "ods", "--outdir", str(tmp_path), str(csv)],
+                   env=env, check=True, capture_output=True, timeout=120)
+    path = tmp_path / "data.ods"
+    office = subprocess.Popen([*lo, "--calc", str(path)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield path
+    finally:
+        office.kill()
+        subprocess.run(["pkill", "-KILL", "-f", str(profile)], check=False)
+
+
+def content_xml(path):
+    with zipfile.ZipFile(path) as z:
+        return z.read("content.xml").decode()
+
+
+async def test_regression_calc_cells_on_screen_are_read_and_addressed_by_name(server_env, sheet):
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        win = await window_titled(client, "LibreOffice Calc", timeout=120)
+        wid = win["id"]
+        outline = await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        table = next(l for l in outline.splitlines() if " table " in l)
+        assert "rows 1-" in table and "of 1048576" in table and "of 16384" in table, table
+        assert "2147483" not in outline, outline
+        # Values are shown, computed ones too; empty cells are not listed.
+        for cell, value in (("A2", "Apples"), ("B4", "7"), ("C4", "12.5")):
+            assert f'cell "{cell}" ="{value}"' in outline, (cell, outline)
+        assert 'cell "H9"' not in outline
+
+        err, res = await call(client, "type_text", {"app": wid, "target": "D2", "text": "=B2*C2\n"})
+        assert not err, res
+        assert res["role"] == "cell" and res["verified"] in (None, True), res
+        outline = await eventually(client, wid, lambda t: 'cell "D2" ="4.5"' in t, "the formula's value")
+        assert outline.count(" selected") < 5, ("typing into a cell must not select the sheet", outline)
+
+        err, res = await call(client, "click", {"app": wid, "target": "A4"})
+        assert not err, res
+        assert res["results"][0]["role"] == "cell", res
+        await eventually(client, wid, lambda t: any('cell "A4"' in l and "focused" in l for l in t.splitlines()),
+                         "A4 active")
+
+        state = await observe(client, wid, max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "ctrl+s"}]})
+        assert not err, res
+
+        async def saved():
+            return "B2]*[.C2]" in content_xml(sheet)
+        await poll(saved, "the formula saved in data.ods", timeout=20, every=0.3)
