@@ -7,7 +7,7 @@ APT_PKGS=(
   xvfb openbox dbus-daemon dbus-bin at-spi2-core x11-utils x11-xserver-utils libglib2.0-bin
   dconf-gsettings-backend dconf-cli python3-pyatspi python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 iproute2 curl openssl xdotool wmctrl x11-apps procps
   # fixture apps
-  gtk-3-examples gtk-4-examples gnome-calculator zenity mousepad featherpad
+  gtk-3-examples gtk-4-examples gnome-calculator zenity mousepad featherpad gnome-text-editor
   libreoffice-writer libreoffice-calc libreoffice-gtk3
   python3-pyqt5 python3-pyqt6 firefox-esr chromium
   # fonts so text renders and captures are not blank

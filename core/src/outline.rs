@@ -268,6 +268,14 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             && !node.name.is_empty())
             || (depth > 1 && is_run_of(snapshot, node, &parent_name));
         let name = shown_name(snapshot, node);
+        // GTK 4's menu button holds a button of the same name: one line, the outer one.
+        let duplicate_label = duplicate_label
+            || (node.role.is_interactive()
+                && !name.is_empty()
+                && node
+                    .parent
+                    .and_then(|p| snapshot.nodes.get(p as usize))
+                    .is_some_and(|p| p.role.is_interactive() && shown_name(snapshot, p) == name));
         let show = listed(node, &name, &view, true) && !duplicate_label;
         if !show && !duplicate_label && listed(node, &name, &view, false) {
             hidden += 1;
@@ -373,6 +381,14 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
             } else {
                 name
             };
+        }
+    }
+    if node.name.trim().is_empty() && node.role.is_interactive() {
+        // An icon button without a name is known by its tooltip ("Move to next match").
+        if let Some(tip) = node.description.as_deref().map(str::trim) {
+            if !tip.is_empty() {
+                return tip.to_owned();
+            }
         }
     }
     // A list bullet ("• ") names nothing a user would say.
@@ -569,6 +585,26 @@ mod tests {
             "the active cell: {}",
             out.text
         );
+    }
+
+    #[test]
+    fn regression_gtk4_icon_buttons_are_named_by_their_tooltip_and_a_menu_button_is_listed_once() {
+        let mut snapshot = calculator();
+        let mut icon = node(Role::Button, "", Some(0), &[]);
+        icon.description = Some("Move to next match (Ctrl+G)".into());
+        snapshot.nodes[0].children.extend([6, 7]);
+        snapshot.nodes.extend([
+            icon,
+            node(Role::Button, "View", Some(0), &[8]),
+            node(Role::ToggleButton, "View", Some(7), &[]),
+        ]);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains("button \"Move to next match (Ctrl+G)\""),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.text.matches("\"View\"").count(), 1, "{}", out.text);
     }
 
     #[test]

@@ -387,34 +387,58 @@ pub fn invoke_rank(name: &str) -> Option<u8> {
     }
 }
 
-/// GTK4 names a button by its label plus its child's label: `"7 7"`. Returns the name with such
-/// an exact repetition collapsed (`"7"`), or the name unchanged.
+/// GTK 4 names a button "label label" (its own name, then its label's), sometimes with the
+/// label's mnemonic marker first ("_Replace Replace"): the label once, without the marker.
 pub fn collapse_doubled_name(name: &str) -> &str {
-    let n = name.len();
-    if n >= 3 && n % 2 == 1 {
-        let half = n / 2;
-        if name.is_char_boundary(half) && name.is_char_boundary(half + 1) {
-            let (a, rest) = name.split_at(half);
-            if rest.starts_with(' ') && &rest[1..] == a && !a.is_empty() {
-                return a;
-            }
+    for (i, _) in name.match_indices(' ') {
+        let (first, second) = (&name[..i], &name[i + 1..]);
+        if !second.is_empty() && !second.starts_with(' ') && first.replace('_', "") == second {
+            return second;
         }
     }
     name
 }
 
-/// GTK 4 names an unnamed widget after its class ("GtkButton", "GtkSourceView"): that is no
-/// label a user sees. Returns `""` for such names, the name otherwise.
-pub fn visible_name(name: &str) -> &str {
-    let is_class = name.len() > 3
+/// GTK 4 names an unnamed widget after its class: GTK's own ("GtkButton", "GtkSourceView") or
+/// the application's ("EditorSourceView", "AdwHeaderBar", three or more capitalized words run
+/// together); that is no label a user sees. A label's mnemonic marker ("_Open") is no part of
+/// it either. Returns the name as a user reads it, `""` for a class name.
+pub fn visible_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let identifier = name.chars().all(|c| c.is_ascii_alphanumeric());
+    let gtk_class = name.len() > 3
         && name.starts_with("Gtk")
-        && name[3..].starts_with(|c: char| c.is_ascii_uppercase())
-        && name.chars().all(|c| c.is_ascii_alphanumeric());
-    if is_class {
-        ""
-    } else {
-        name
+        && name[3..].starts_with(|c: char| c.is_ascii_uppercase());
+    let humps = name
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_lowercase())
+        .count();
+    let app_class = humps >= 3 && name.starts_with(|c: char| c.is_ascii_uppercase());
+    if identifier && (gtk_class || app_class) {
+        return std::borrow::Cow::Borrowed("");
     }
+    strip_mnemonics(name)
+}
+
+/// "_Open" → "Open", "Save _As" → "Save As"; an underscore inside a word ("file_name") stays.
+fn strip_mnemonics(name: &str) -> std::borrow::Cow<'_, str> {
+    let marks = |i: usize| {
+        name[i + 1..].starts_with(|c: char| c.is_alphanumeric())
+            && name[..i]
+                .chars()
+                .next_back()
+                .is_none_or(char::is_whitespace)
+    };
+    if !name.match_indices('_').any(|(i, _)| marks(i)) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    for (i, c) in name.char_indices() {
+        if !(c == '_' && marks(i)) {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Roles whose text content is worth reading as the node's value.
@@ -601,6 +625,15 @@ mod tests {
         assert_eq!(visible_name("Gtk"), "Gtk");
         assert_eq!(visible_name("Gtk settings"), "Gtk settings");
         assert_eq!(visible_name("7"), "7");
+        // regression: gnome-text-editor's document was "EditorSourceView", its search field
+        // "EditorSearchEntry"
+        assert_eq!(visible_name("EditorSourceView"), "");
+        assert_eq!(visible_name("AdwHeaderBar"), "");
+        assert_eq!(visible_name("GitHub"), "GitHub");
+        assert_eq!(visible_name("USB Drive"), "USB Drive");
+        assert_eq!(visible_name("_Open"), "Open");
+        assert_eq!(visible_name("Save _As"), "Save As");
+        assert_eq!(visible_name("file_name.txt"), "file_name.txt");
     }
 
     #[test]
@@ -611,6 +644,12 @@ mod tests {
         assert_eq!(collapse_doubled_name("7 8"), "7 8");
         assert_eq!(collapse_doubled_name("Delete"), "Delete");
         assert_eq!(collapse_doubled_name("a  a"), "a  a");
+        // regression: gnome-text-editor's "_Replace Replace"
+        assert_eq!(collapse_doubled_name("_Replace Replace"), "Replace");
+        assert_eq!(
+            collapse_doubled_name("Replace All Replace All"),
+            "Replace All"
+        );
     }
 }
 

@@ -513,9 +513,9 @@ pub(crate) fn shown_name(name: String, role: Role, toolkit: Toolkit) -> String {
     }
     let visible = translate::visible_name(&name);
     if role.is_interactive() {
-        translate::collapse_doubled_name(visible).to_owned()
+        translate::collapse_doubled_name(&visible).to_owned()
     } else {
-        visible.to_owned()
+        visible.into_owned()
     }
 }
 

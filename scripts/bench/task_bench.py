@@ -1,0 +1,185 @@
+"""The task benchmark: short tasks on real applications, each scripted the way an agent works
+(observe, find by visible text, act, verify by observation), through the official MCP SDK against
+the binary. Whether a task was done is checked independently of the tools: a file on disk, the
+page's own window title (X11, read with xdotool), or a pyatspi read.
+Usage: python task_bench.py BIN WORKDIR TASK...   (the apps are started by task-bench.sh)
+Prints one row per task: done, tool calls, result tokens (o200k_base), wall seconds; then totals."""
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+
+import bpe_openai
+from mcp import Client, StdioServerParameters
+
+ENC = bpe_openai.get_encoding("o200k_base")
+BIN, WORK, TASKS = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+
+class Agent:
+    """Counts what the tasks spend: calls and result tokens."""
+
+    def __init__(self, client):
+        self.client, self.calls, self.tokens = client, 0, 0
+
+    async def __call__(self, tool, args):
+        res = await self.client.call_tool(tool, args)
+        self.calls += 1
+        text = next(b.text for b in res.content if getattr(b, "type", "") == "text")
+        self.tokens += len(ENC.encode(text, disallowed_special=()))
+        body = json.loads(text)
+        if res.is_error:
+            raise RuntimeError(f"{tool}: {body['error']['code']}: {body['error']['message']}")
+        return body
+
+    async def window(self, title_part, timeout=120, app=""):
+        deadline = time.time() + timeout
+        while True:
+            listing = await self("gui_list", {})
+            found = [w for w in listing["windows"]
+                     if title_part in w["title"] and app.lower() in w["app"].lower()]
+            if found:
+                return found[0]["id"]
+            if time.time() > deadline:
+                raise RuntimeError(f"no window {title_part!r}")
+            await asyncio.sleep(0.5)
+
+    async def until(self, wid, text, timeout=15, **kw):
+        deadline = time.time() + timeout
+        while True:
+            outline = (await self("gui_state", {"window_id": wid, **kw}))["outline"]
+            if text in outline:
+                return outline
+            if time.time() > deadline:
+                raise RuntimeError(f"{text!r} never appeared")
+            await asyncio.sleep(0.3)
+
+
+def line_id(outline, pattern):
+    for line in outline.splitlines():
+        if re.search(pattern, line):
+            return line.split()[0]
+    raise RuntimeError(f"nothing matches {pattern!r}")
+
+
+def x11_title(wid):
+    return subprocess.run(["xdotool", "getwindowname", str(int(wid.removeprefix("x11:"), 16))],
+                          capture_output=True, text=True).stdout.strip()
+
+
+async def calculator(agent):
+    """12 × 3 in gnome-calculator, the result read back."""
+    wid = await agent.window("Calculator")
+    await agent("click", {"app": wid, "steps": ["1", "2", "×", "3", "="],
+                          "expect": {"until": "value_contains", "role": "text_area", "text": "36"}})
+    out = subprocess.run(["/usr/bin/python3", "-c", READ_CALC], capture_output=True, text=True).stdout
+    return "36" in out
+
+
+READ_CALC = """
+import pyatspi
+d = pyatspi.Registry.getDesktop(0)
+def texts(a, n=0):
+    if n > 30: return
+    try:
+        t = a.queryText(); yield t.getText(0, -1)
+    except Exception: pass
+    for c in a: yield from texts(c, n + 1)
+for app in d:
+    if app and app.name == "gnome-calculator":
+        print(list(texts(app)))
+"""
+
+
+async def todo(agent, browser):
+    """Add an item to a JavaScript todo app and tick another one."""
+    wid = await agent.window("Todo app", app=browser)
+    await agent.until(wid, "items left", query="items left")
+    await agent("type_text", {"app": wid, "target": "New item", "text": "Call the bank"})
+    await agent("click", {"app": wid, "target": "Add"})
+    await agent("click", {"app": wid, "target": "Write report"})
+    await agent.until(wid, '="2 items left"', query="items left")
+    deadline = time.time() + 5
+    while "(3 items, 2 left)" not in x11_title(wid) and time.time() < deadline:
+        await asyncio.sleep(0.1)
+    return "(3 items, 2 left)" in x11_title(wid)
+
+
+async def mousepad_save(agent):
+    """Type a note in Mousepad and save it by a full path typed into the GTK 3 file chooser."""
+    path = os.path.join(WORK, "notes.txt")
+    wid = await agent.window("Mousepad")
+    state = await agent("gui_state", {"window_id": wid})
+    area = line_id(state["outline"], r"^\s*e\d+ text_area")
+    await agent("gui_action", {"window_id": wid, "state_id": state["state_id"],
+                               "actions": [{"type": "click", "element_id": area},
+                                           {"type": "type", "text": "groceries: tea, rice"},
+                                           {"type": "key", "keys": "ctrl+s"}]})
+    dialog = await agent.window("Save As", timeout=15)
+    await agent("type_text", {"app": dialog, "target": "Name", "text": path})
+    state = await agent("gui_state", {"window_id": dialog, "max_elements": 1})
+    await agent("gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                               "actions": [{"type": "key", "keys": "Return"}]})
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if os.path.exists(path) and "groceries: tea, rice" in open(path).read():
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+async def calc_formula(agent):
+    """Read a total in LibreOffice Calc, add a formula by the cell's name, save."""
+    path = os.path.join(WORK, "data.ods")
+    wid = await agent.window("LibreOffice Calc")
+    outline = await agent.until(wid, 'cell "B4"', timeout=60, query="B4")
+    if 'cell "B4" ="7"' not in outline:
+        return False
+    await agent("type_text", {"app": wid, "target": "D2", "text": "=B2*C2\n"})
+    await agent.until(wid, 'cell "D2" ="4.5"', query="D2")
+    state = await agent("gui_state", {"window_id": wid, "max_elements": 1})
+    await agent("gui_action", {"window_id": wid, "state_id": state["state_id"],
+                               "actions": [{"type": "key", "keys": "ctrl+s"}]})
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        with zipfile.ZipFile(path) as z:
+            if "B2]*[.C2]" in z.read("content.xml").decode():
+                return True
+        await asyncio.sleep(0.3)
+    return False
+
+
+RUN = {
+    "calculator": calculator,
+    "todo-firefox": lambda a: todo(a, "firefox"),
+    "todo-chromium": lambda a: todo(a, "chromium"),
+    "mousepad-save": mousepad_save,
+    "calc-formula": calc_formula,
+}
+
+
+async def main():
+    env = dict(os.environ)
+    rows = []
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=120) as client:
+        for name in TASKS:
+            agent = Agent(client)
+            started = time.time()
+            try:
+                done = await RUN[name](agent)
+                why = ""
+            except Exception as e:  # a task that fails is reported, and the next one runs
+                done, why = False, str(e)[:120]
+            rows.append((name, done, agent.calls, agent.tokens, time.time() - started, why))
+    print("%-16s %5s %6s %7s %8s" % ("task", "done", "calls", "tokens", "seconds"))
+    for name, done, calls, toks, secs, why in rows:
+        print("%-16s %5s %6d %7d %8.1f %s" % (name, "yes" if done else "NO", calls, toks, secs, why))
+    print("%-16s %5s %6d %7d %8.1f" % ("total", "%d/%d" % (sum(r[1] for r in rows), len(rows)),
+                                        sum(r[2] for r in rows), sum(r[3] for r in rows), sum(r[4] for r in rows)))
+
+
+asyncio.run(main())
