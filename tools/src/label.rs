@@ -473,12 +473,18 @@ impl Service {
         let started = Instant::now();
         let mut quiet_until = started + Duration::from_millis(1000);
         let mut last: Option<String> = None;
+        // A rich document (Writer) holds its text in paragraphs, with what was there before.
+        let document = element.role == Role::Document;
         loop {
-            let value = self
-                .element_now(&window.id, &element.identity)
-                .await
-                .and_then(|n| n.value);
-            if same_text(value.as_deref().unwrap_or(""), text) {
+            let value = if document {
+                self.document_text(&window.id, &element.identity).await
+            } else {
+                self.element_now(&window.id, &element.identity)
+                    .await
+                    .and_then(|n| n.value)
+            };
+            let read = value.as_deref().unwrap_or("");
+            if same_text(read, text) || (document && holds_text(read, text)) {
                 return true;
             }
             let now = Instant::now();
@@ -820,6 +826,13 @@ fn with_completed(e: Error, step: usize, completed: &[ClickStep]) -> Error {
 
 /// Text equality as fields report it: line endings unified, a trailing newline ignored, and
 /// numbers compared as numbers ("5" and "5.0" in a spin button).
+/// Whether a document's text, read paragraph by paragraph, holds the typed text.
+fn holds_text(document: &str, typed: &str) -> bool {
+    let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
+    let typed = clean(typed);
+    !typed.is_empty() && clean(document).contains(&typed)
+}
+
 fn same_text(read: &str, wanted: &str) -> bool {
     let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
     let (read, wanted) = (clean(read), clean(wanted));
@@ -830,6 +843,14 @@ fn same_text(read: &str, wanted: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_writers_typed_text_read_back_through_its_paragraphs() {
+        let document = "Dear team,\nquarterly numbers\nare in.";
+        assert!(holds_text(document, "quarterly numbers\nare in.\n"));
+        assert!(!holds_text(document, "yearly numbers"));
+        assert!(!holds_text(document, ""));
+    }
 
     #[test]
     fn a_menu_path_target_is_its_levels_and_a_lone_chevron_is_a_label() {

@@ -244,6 +244,29 @@ impl Service {
         snapshot.nodes.into_iter().next()
     }
 
+    /// The text of a document as its paragraphs hold it, one per line (its own text when it has
+    /// one).
+    async fn document_text(
+        &self,
+        window: &WindowId,
+        identity: &cu_core::element::ElementIdentity,
+    ) -> Option<String> {
+        let options = SnapshotOptions {
+            subtree: Some(identity.clone()),
+            max_depth: Some(2),
+            max_nodes: 2000,
+            time_budget_ms: 1000,
+            ..SnapshotOptions::default()
+        };
+        let snapshot = self.backend.snapshot(window, &options).await.ok()?;
+        let (root, rest) = snapshot.nodes.split_first()?;
+        if let Some(own) = root.value.clone().filter(|v| !v.trim().is_empty()) {
+            return Some(own);
+        }
+        let lines: Vec<&str> = rest.iter().filter_map(|n| n.value.as_deref()).collect();
+        Some(lines.join("\n"))
+    }
+
     /// Counts a tool call as running until the guard drops.
     pub fn begin_call(&self) -> CallGuard<'_> {
         self.in_flight
