@@ -269,13 +269,15 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             || (depth > 1 && is_run_of(snapshot, node, &parent_name));
         let name = shown_name(snapshot, node);
         // GTK 4's menu button holds a button of the same name: one line, the outer one.
+        // (Its own name: a checkbox named by its row is listed under the row.)
+        let own = node.name.trim();
         let duplicate_label = duplicate_label
             || (node.role.is_interactive()
-                && !name.is_empty()
+                && !own.is_empty()
                 && node
                     .parent
                     .and_then(|p| snapshot.nodes.get(p as usize))
-                    .is_some_and(|p| p.role.is_interactive() && shown_name(snapshot, p) == name));
+                    .is_some_and(|p| p.role.is_interactive() && shown_name(snapshot, p) == own));
         let show = listed(node, &name, &view, true) && !duplicate_label;
         if !show && !duplicate_label && listed(node, &name, &view, false) {
             hidden += 1;
@@ -428,6 +430,17 @@ fn matches(node: &Node, shown: &str, query: &str) -> bool {
 /// (` in toolbar "Standard" › group "Files"`, outermost first; the window itself, and
 /// containers that only repeat its title, left out).
 fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
+    let within = context(snapshot, node);
+    if !within.is_empty() && text.ends_with('\n') {
+        text.pop();
+        let _ = writeln!(text, " in {within}");
+    }
+}
+
+/// The names of a node's nearest named containers, outermost first (`toolbar "Standard" ›
+/// group "Files"`; the window itself, and containers that only repeat its title, left out): what
+/// tells two elements of the same name apart. Empty when none is named.
+pub fn context(snapshot: &Snapshot, node: &Node) -> String {
     let mut named = Vec::new();
     let mut at = node.parent;
     while let (Some(i), true) = (at, named.len() < QUERY_CONTEXT) {
@@ -444,11 +457,8 @@ fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
         }
         at = parent.parent;
     }
-    if !named.is_empty() && text.ends_with('\n') {
-        text.pop();
-        named.reverse();
-        let _ = writeln!(text, " in {}", named.join(" › "));
-    }
+    named.reverse();
+    named.join(" › ")
 }
 
 fn line(text: &mut String, id: &str, body: &str, depth: usize) {

@@ -17,6 +17,8 @@
 //! - `desktop.rs`: the Desktop page's internal call; `open.rs`: the app launcher.
 
 mod action;
+#[cfg(test)]
+mod ambiguous_tests;
 mod approval;
 mod clipboard;
 #[cfg(test)]

@@ -170,13 +170,21 @@ impl Candidates {
     pub fn describe(&self, snapshot: &Snapshot, m: &Ranked) -> serde_json::Value {
         let node = self.nodes.get(m.index).and_then(|i| snapshot.nodes.get(*i));
         let label = self.labels.get(m.index).map(String::as_str).unwrap_or("");
-        json!({
+        let mut answer = json!({
             "name": label,
             "role": node.map(|n| n.role),
             "how": m.how,
             "score": m.score,
             "at": node.and_then(|n| n.bounds).map(|b| b.center()),
-        })
+        });
+        // Two "Help"s that read the same are told apart by where they are.
+        let within = node
+            .map(|n| cu_core::outline::context(snapshot, n))
+            .unwrap_or_default();
+        if !within.is_empty() {
+            answer["in"] = json!(within);
+        }
+        answer
     }
 
     /// The labels of elements that can act, for ELEMENT_NOT_FOUND (at most `limit`).
