@@ -826,9 +826,14 @@ fn with_completed(e: Error, step: usize, completed: &[ClickStep]) -> Error {
 
 /// Text equality as fields report it: line endings unified, a trailing newline ignored, and
 /// numbers compared as numbers ("5" and "5.0" in a spin button).
-/// Whether a document's text, read paragraph by paragraph, holds the typed text.
+/// Whether a document's text, read paragraph by paragraph, holds the typed text, letter case
+/// aside (a word processor capitalizes the first word of a sentence as it is typed).
 fn holds_text(document: &str, typed: &str) -> bool {
-    let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
+    let clean = |s: &str| {
+        s.replace("\r\n", "\n")
+            .trim_end_matches('\n')
+            .to_lowercase()
+    };
     let typed = clean(typed);
     !typed.is_empty() && clean(document).contains(&typed)
 }
@@ -848,6 +853,10 @@ mod tests {
     fn regression_writers_typed_text_read_back_through_its_paragraphs() {
         let document = "Dear team,\nquarterly numbers\nare in.";
         assert!(holds_text(document, "quarterly numbers\nare in.\n"));
+        assert!(
+            holds_text("Quarterly numbers", "quarterly numbers"),
+            "autocorrect"
+        );
         assert!(!holds_text(document, "yearly numbers"));
         assert!(!holds_text(document, ""));
     }
