@@ -332,6 +332,9 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             );
         }
     }
+    if snapshot.window.no_tree {
+        let _ = writeln!(out.text, "… this window exposes no accessibility tree: see it with screenshot=true; a press by coordinates asks for confirmation (the gate cannot see what it touches)");
+    }
     if hidden > 0 && query.is_none() {
         let _ = writeln!(out.text, "… {hidden} elements not on screen (closed menus, hidden tabs, scrolled out of view) not listed; all=true lists them");
     }
@@ -545,6 +548,7 @@ mod tests {
                 bounds: None,
                 focused: false,
                 minimized: false,
+                no_tree: false,
             },
             desktop: DesktopInstance("d".into()),
             nodes: vec![

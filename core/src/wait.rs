@@ -413,6 +413,7 @@ mod tests {
                 bounds: None,
                 focused: true,
                 minimized: false,
+                no_tree: false,
             },
             desktop: DesktopInstance("d".into()),
             nodes,
@@ -569,6 +570,7 @@ mod tests {
             bounds: None,
             focused: false,
             minimized: false,
+            no_tree: false,
         };
         let windows = [w("x11:0x1", "Editor"), w("x11:0x2", "Save As")];
         let appears = Condition {

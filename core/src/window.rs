@@ -55,4 +55,9 @@ pub struct WindowInfo {
     /// Minimized (iconified).
     #[serde(default, skip_serializing_if = "crate::element::is_false")]
     pub minimized: bool,
+    /// The window exposes no accessibility tree (its app has none, or has not registered one):
+    /// it is listed, captured and driven by coordinates, and the gate cannot see what a click
+    /// there touches, so every press asks for confirmation.
+    #[serde(default, skip_serializing_if = "crate::element::is_false")]
+    pub no_tree: bool,
 }

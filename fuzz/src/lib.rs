@@ -134,6 +134,7 @@ pub fn snapshot(u: &mut Unstructured<'_>, max: usize) -> Result<Snapshot> {
         bounds: if u.ratio(3, 4)? { Some(rect(u)?) } else { None },
         focused: u.arbitrary()?,
         minimized: u.arbitrary()?,
+        no_tree: false,
     };
     Ok(Snapshot {
         window,

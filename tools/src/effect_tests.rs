@@ -175,6 +175,7 @@ fn window(id: &str, app: &str, pid: Option<u32>) -> WindowInfo {
         bounds: Some(Rect::new(0, 0, 10, 10)),
         focused: false,
         minimized: false,
+        no_tree: false,
     }
 }
 

@@ -588,6 +588,7 @@ mod tests {
             bounds: None,
             focused,
             minimized: false,
+            no_tree: false,
         }
     }
 

@@ -376,6 +376,13 @@ impl Service {
             ..SnapshotOptions::default()
         };
         let snapshot = self.backend.snapshot(window, &options).await?;
+        if snapshot.window.no_tree {
+            // Nothing of its content can be seen: its effects are not_checked, never no_change.
+            return Err(Error::new(
+                ErrorCode::NotSupported,
+                "the window exposes no accessibility tree to compare",
+            ));
+        }
         let dialog = snapshot
             .nodes
             .first()

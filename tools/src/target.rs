@@ -328,6 +328,7 @@ mod tests {
             bounds: None,
             focused: false,
             minimized: false,
+            no_tree: false,
         }
     }
 

@@ -167,26 +167,35 @@ pub fn frames_to_measure(
         .collect()
 }
 
-/// The listing of a joined X11 window: the client's id, bounds and state; names from whichever
-/// side has them.
-pub fn x11_window(c: &XClient, f: &FrameFacts, active: Option<u32>) -> WindowInfo {
+/// The listing of an X11 window: the client's id, bounds and state; names from whichever side
+/// has them. Without a frame (an app with no accessibility, or not registered yet) it is listed
+/// all the same, marked `no_tree`, under its `WM_CLASS`.
+pub fn x11_window(c: &XClient, f: Option<&FrameFacts>, active: Option<u32>) -> WindowInfo {
+    let app = match f {
+        Some(f) if !f.app_name.is_empty() => f.app_name.clone(),
+        _ => c.class.clone(),
+    };
     WindowInfo {
         id: WindowId(format!("x11:0x{:x}", c.id)),
-        app: if f.app_name.is_empty() {
-            c.class.clone()
-        } else {
-            f.app_name.clone()
+        app,
+        title: match f {
+            Some(f) if c.title.is_empty() => f.title.clone(),
+            _ => c.title.clone(),
         },
-        title: if c.title.is_empty() {
-            f.title.clone()
-        } else {
-            c.title.clone()
-        },
-        pid: c.pid.or(f.pid),
+        pid: c.pid.or(f.and_then(|f| f.pid)),
         bounds: Some(c.bounds),
         focused: active == Some(c.id),
         minimized: c.minimized,
+        no_tree: f.is_none(),
     }
+}
+
+/// The X11 clients no frame was joined to, except zero-sized ones (nothing a person sees).
+pub fn frameless(clients: &[XClient], pairs: &[(usize, usize)]) -> Vec<usize> {
+    (0..clients.len())
+        .filter(|ci| !pairs.iter().any(|(c, _)| c == ci))
+        .filter(|&ci| !clients[ci].bounds.is_empty())
+        .collect()
 }
 
 /// The frames that are windows without X11 (Wayland): showing, and not the compositor's own.
@@ -207,6 +216,7 @@ pub fn wayland_window(id: WindowId, f: &FrameFacts) -> WindowInfo {
         bounds: None,
         focused: f.active,
         minimized: f.iconified,
+        no_tree: false,
     }
 }
 
@@ -340,7 +350,7 @@ mod tests {
         c.minimized = true;
         let mut f = frame(Some(5), "Frame title", true);
         f.app_name = String::new();
-        let w = x11_window(&c, &f, Some(0x2a));
+        let w = x11_window(&c, Some(&f), Some(0x2a));
         assert_eq!(w.id.0, "x11:0x2a");
         assert_eq!((w.app.as_str(), w.title.as_str()), ("Class", "Frame title"));
         assert_eq!((w.pid, w.focused, w.minimized), (Some(5), true, true));
@@ -359,5 +369,30 @@ mod tests {
         assert_eq!(wayland_frames(&frames), vec![1]);
         let w = wayland_window(WindowId("atspi:x".into()), &frames[1]);
         assert_eq!((w.bounds, w.title.as_str()), (None, "Editor"));
+    }
+
+    #[test]
+    fn regression_a_window_without_a_frame_was_not_listed() {
+        let xlogo = XClient {
+            id: 0x60_0001,
+            pid: Some(7),
+            title: "xlogo".into(),
+            class: "XLogo".into(),
+            bounds: Rect::new(100, 100, 300, 200),
+            minimized: false,
+        };
+        let unmapped = XClient {
+            bounds: Rect::new(0, 0, 0, 0),
+            ..xlogo.clone()
+        };
+        let clients = [xlogo.clone(), unmapped];
+        assert_eq!(
+            frameless(&clients, &[]),
+            vec![0],
+            "a zero-sized client is nothing seen"
+        );
+        let w = x11_window(&xlogo, None, None);
+        assert!(w.no_tree);
+        assert_eq!((w.app.as_str(), w.title.as_str()), ("XLogo", "xlogo"));
     }
 }

@@ -264,6 +264,7 @@ impl World {
             bounds: Some(Rect::new(origin.x, origin.y, size.width, size.height)),
             focused: true,
             minimized: false,
+            no_tree: false,
         };
         self.windows.push(ScriptedWindow {
             info,

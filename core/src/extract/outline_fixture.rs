@@ -33,6 +33,7 @@ pub fn parse(text: &str) -> Result<Snapshot, String> {
         bounds: None,
         focused: true,
         minimized: false,
+        no_tree: false,
     };
     let mut truncated = None;
     let mut lines = text.lines().enumerate();

@@ -68,13 +68,31 @@ enum InputPath {
 /// What a window id resolves to.
 #[derive(Debug, Clone)]
 struct WindowEntry {
-    frame: ObjRef,
+    /// The window's accessible frame; `None` for a window listed from X11 alone (its app has no
+    /// accessibility, or has not registered it yet).
+    frame: Option<ObjRef>,
     xid: Option<u32>,
     toolkit: Toolkit,
     info: WindowInfo,
 }
 
 impl WindowEntry {
+    /// The accessible frame, or the error that says the window has none.
+    fn frame(&self) -> Result<&ObjRef> {
+        self.frame.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotSupported,
+                format!(
+                    "window {} exposes no accessibility tree: it has no elements",
+                    self.info.id
+                ),
+            )
+            .with_suggestion(
+                "Look at it with gui_state screenshot=true and act by coordinates (each press asks for confirmation).",
+            )
+        })
+    }
+
     /// How extents of this window's elements map to window-relative pixels.
     fn placement(&self) -> Placement {
         Placement {
@@ -221,20 +239,31 @@ impl Connected {
             pairs = listing::join_x11(&xwins, &facts);
         }
         let mut entries: Vec<WindowEntry> = pairs
-            .into_iter()
-            .map(|(ci, fi)| WindowEntry {
-                frame: frames[fi].obj.clone(),
+            .iter()
+            .map(|&(ci, fi)| WindowEntry {
+                frame: Some(frames[fi].obj.clone()),
                 xid: Some(xwins[ci].id),
                 toolkit: frames[fi].toolkit,
-                info: listing::x11_window(&xwins[ci], &facts[fi], active),
+                info: listing::x11_window(&xwins[ci], Some(&facts[fi]), active),
             })
             .collect();
+        // Every window a person sees is listed, with a tree or without.
+        entries.extend(
+            listing::frameless(&xwins, &pairs)
+                .into_iter()
+                .map(|ci| WindowEntry {
+                    frame: None,
+                    xid: Some(xwins[ci].id),
+                    toolkit: Toolkit::default(),
+                    info: listing::x11_window(&xwins[ci], None, active),
+                }),
+        );
         if !matches!(self.input, InputPath::X11(_)) {
             // No X11 (Wayland): the accessibility frames are the windows; positions are unknown.
             entries.extend(listing::wayland_frames(&facts).into_iter().map(|fi| {
                 let f = &frames[fi];
                 WindowEntry {
-                    frame: f.obj.clone(),
+                    frame: Some(f.obj.clone()),
                     xid: None,
                     toolkit: Toolkit {
                         window_relative_extents: true,
@@ -343,7 +372,9 @@ impl Connected {
 
     async fn entry(&self, id: &WindowId) -> Result<WindowEntry> {
         let cached = self.windows.lock().ok().and_then(|m| m.get(id).cloned());
-        if let Some(e) = cached {
+        // A window listed without a tree may have registered one since (an app that was still
+        // starting): listed again, so it is not treated as treeless for good.
+        if let Some(e) = cached.filter(|e| e.frame.is_some()) {
             return Ok(e);
         }
         let windows = self.list().await?;
@@ -374,7 +405,11 @@ impl Connected {
             entry.info.minimized = xw.minimized;
             entry.info.title = xw.title;
         }
-        if self.atspi.role(&entry.frame).await.is_err() {
+        let gone = match &entry.frame {
+            Some(frame) => self.atspi.role(frame).await.is_err(),
+            None => false,
+        };
+        if gone {
             self.forget(id);
             return Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")));
         }
@@ -530,10 +565,34 @@ impl Backend for LinuxBackend {
         let started = std::time::Instant::now();
         let entry = c.live_entry(window).await?;
         let placement = entry.placement();
+        let Some(frame) = entry.frame.clone() else {
+            if options.subtree.is_some() {
+                return Err(entry
+                    .frame()
+                    .err()
+                    .unwrap_or_else(|| Error::new(ErrorCode::ElementNotFound, "no such element")));
+            }
+            // The window alone, at its size: what it shows is in its screenshot.
+            let mut root = cu_core::element::Node::new(
+                cu_core::role::Role::Window,
+                ElementIdentity(format!("no-tree:{window}")),
+            );
+            root.name = entry.info.title.clone();
+            root.bounds = entry
+                .info
+                .bounds
+                .map(|b| Rect::new(0, 0, b.width, b.height));
+            return Ok(Snapshot::new(
+                entry.info,
+                c.desktop.clone(),
+                (vec![root], None),
+                started,
+            ));
+        };
         let root = match &options.subtree {
             Some(id) => {
                 let obj = ObjRef::from_identity(id)?;
-                if obj.bus != entry.frame.bus {
+                if obj.bus != frame.bus {
                     return Err(Error::new(
                         ErrorCode::ElementNotFound,
                         "that element belongs to another application's window",
@@ -541,7 +600,7 @@ impl Backend for LinuxBackend {
                 }
                 obj
             }
-            None => entry.frame.clone(),
+            None => frame,
         };
         let (mut nodes, truncated) = walk::walk(&c.atspi, root, placement, options)
             .await
@@ -586,7 +645,7 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;
         let obj = ObjRef::from_identity(element)?;
-        if obj.bus != entry.frame.bus {
+        if obj.bus != entry.frame()?.bus {
             return Err(Error::new(
                 ErrorCode::ElementNotFound,
                 format!("element {} does not belong to window {window}", element.0),
@@ -708,8 +767,11 @@ impl Backend for LinuxBackend {
             Some(w) if w.moved(&current.identity()) => w.by,
             _ => 0,
         };
-        let probe =
-            probe::element_at(&c.atspi, &entry.frame, entry.placement(), at, &shift).await?;
+        let Some(frame) = &entry.frame else {
+            // Nothing can be known there: the gate asks for confirmation.
+            return Ok(Probe::nothing());
+        };
+        let probe = probe::element_at(&c.atspi, frame, entry.placement(), at, &shift).await?;
         if let Some(hit) = probe.path.last() {
             tracing::debug!(x = at.x, y = at.y, misplaced = wrong.is_some(), role = %hit.role, name = %hit.name, "hit test");
         }
@@ -737,7 +799,7 @@ impl Backend for LinuxBackend {
         } else {
             probe::FocusSearch::Collection
         };
-        probe::focused(&c.atspi, &entry.frame, entry.placement(), search).await
+        probe::focused(&c.atspi, entry.frame()?, entry.placement(), search).await
     }
 
     async fn check_coordinates(&self, window: &WindowId) -> Result<()> {
@@ -763,7 +825,7 @@ impl Backend for LinuxBackend {
     async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
         let c = self.connected().await?;
         let entry = c.entry(window).await?;
-        Ok(Box::new(c.atspi.watch(&entry.frame.bus).await?))
+        Ok(Box::new(c.atspi.watch(&entry.frame()?.bus).await?))
     }
 
     async fn read_clipboard(&self) -> Result<String> {

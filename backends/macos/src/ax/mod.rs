@@ -86,6 +86,7 @@ fn info_of(l: &Listed) -> WindowInfo {
         bounds: Some(l.cg.bounds),
         focused: l.focused,
         minimized: l.minimized,
+        no_tree: false,
     }
 }
 

@@ -132,6 +132,7 @@ fn info_of(l: &Listed) -> WindowInfo {
         bounds: Some(dpi::to_logical(l.frame, l.dpi)),
         focused: l.focused,
         minimized: l.minimized,
+        no_tree: false,
     }
 }
 

@@ -37,9 +37,10 @@ impl Connected {
     /// The window's surface size and the window's content in it, as the accessibility tree
     /// reports them (surface-relative on Wayland).
     async fn surface(&self, entry: &WindowEntry) -> Result<((i32, i32), Rect)> {
-        let (_, _, w, h) = self.atspi.extents(&entry.frame).await?;
+        let frame = entry.frame()?;
+        let (_, _, w, h) = self.atspi.extents(frame).await?;
         let mut children = Vec::new();
-        for child in self.atspi.children(&entry.frame).await.unwrap_or_default() {
+        for child in self.atspi.children(frame).await.unwrap_or_default() {
             if let Ok(e) = self.atspi.extents(&child).await {
                 children.push(e);
             }
