@@ -50,6 +50,22 @@ pub enum SemanticAction {
     ScrollIntoView,
 }
 
+impl SemanticAction {
+    /// What the action does, in words, without its text (typed text never reaches a message).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            SemanticAction::Invoke => "a press",
+            SemanticAction::Toggle => "a toggle",
+            SemanticAction::SetText { .. } => "setting its text",
+            SemanticAction::SetValue { .. } => "setting its value",
+            SemanticAction::Focus => "a focus request",
+            SemanticAction::Select => "a selection",
+            SemanticAction::Expand { .. } => "an expand or collapse",
+            SemanticAction::ScrollIntoView => "a scroll into view",
+        }
+    }
+}
+
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -375,6 +391,12 @@ pub trait Backend: Send + Sync {
             ErrorCode::NotSupported,
             "this backend reports no change events",
         ))
+    }
+
+    /// Whether the process `pid` still runs (`None`: this backend cannot tell). After an
+    /// action closed a window, an ended process means its application ended with it.
+    async fn process_running(&self, _pid: u32) -> Option<bool> {
+        None
     }
 
     /// The element of `window` that has keyboard focus now (an empty [`Probe`] when none has).

@@ -121,6 +121,10 @@ codes! {
     /// scrolled out of view, or outside the window.
     ElementNotVisible => "ELEMENT_NOT_VISIBLE", false,
         "Bring it into view first (open its menu or tab, or scroll), then observe again.";
+    /// The application went away while it was handling the action (its accessibility
+    /// connection closed mid-call): it crashed or quit. `details` say what was last sent.
+    AppCrashed => "APP_CRASHED", false,
+        "Relaunch the app (gui_open) and check what it lost; the same action may crash it again, so try another way (a key, a menu) or ask the user.";
     /// The element or backend cannot perform that action.
     ActionNotSupported => "ACTION_NOT_SUPPORTED", false,
         "Use another action the element lists, or a coordinate action.";

@@ -308,13 +308,14 @@ impl Service {
                 effect,
                 opened,
             });
-            if effect == Effect::WindowClosed && step + 1 < plans.len() {
+            if let Some(ended) = effect
+                .ends_sequence(step)
+                .filter(|_| step + 1 < plans.len())
+            {
                 return Err(Failure {
-                    error: Error::new(
-                        ErrorCode::WindowNotFound,
-                        format!("the window closed after step {step}"),
-                    )
-                    .with_details(serde_json::json!({ "step": step + 1, "completed": results })),
+                    error: ended.with_details(
+                        serde_json::json!({ "step": step + 1, "completed": results }),
+                    ),
                     sent: true,
                 });
             }

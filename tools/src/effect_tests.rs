@@ -19,6 +19,7 @@ window "notes.txt - Editor" @0,0 400x300
   button "Close" @110,10 90x30
   button "Bold" @210,10 90x30
   button "Nothing" @310,10 80x30
+  button "Crash" @10,50 90x30
 "#;
 
 const SAVE_AS: &str = r#"app: editor
@@ -33,6 +34,7 @@ fn lab() -> Lab {
     lab.backend
         .on_press("Save As…", Reaction::Open(SAVE_AS.into()));
     lab.backend.on_press("Close", Reaction::Close);
+    lab.backend.on_press("Crash", Reaction::Exit);
     lab.backend.on_press(
         "Bold",
         Reaction::Rename {
@@ -211,4 +213,26 @@ fn an_opened_window_is_a_new_one_of_the_same_application() {
         WindowsBefore::new(&WindowId("gone".into()), vec![]).is_none(),
         "no baseline without the acted window"
     );
+}
+
+/// Firefox aborted on a press and the tool answered ELEMENT_NOT_FOUND: an application that ends
+/// with the action is `app_exited`, and the steps after it are refused with `APP_CRASHED`,
+/// saying what ran.
+#[test]
+fn an_application_that_ends_with_the_action_is_app_exited() {
+    let lab = lab();
+    let step = block_on(lab.click_by_id("Crash"));
+    assert_eq!(step.effect, Effect::AppExited);
+
+    let lab = self::lab();
+    let err = block_on(lab.service.click(&ClickRequest {
+        app: lab.window.0.clone(),
+        steps: Some(vec!["Crash".into(), "Bold".into()]),
+        ..ClickRequest::default()
+    }))
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::AppCrashed, "{err:?}");
+    let details = err.details.unwrap();
+    assert_eq!(details["completed"][0]["effect"], "app_exited", "{details}");
+    assert!(!lab.backend.presses().contains(&"Bold".to_owned()));
 }

@@ -219,13 +219,9 @@ impl Service {
             {
                 Ok(done) => {
                     self.audit_step(record, &done.resolved, done.via, done.effect.as_str(), None);
-                    let closed = done.effect == Effect::WindowClosed;
+                    let ended = done.effect.ends_sequence(step);
                     results.push(done);
-                    if closed && step + 1 < labels.len() {
-                        let e = Error::new(
-                            ErrorCode::WindowNotFound,
-                            format!("the window closed after step {step}"),
-                        );
+                    if let Some(e) = ended.filter(|_| step + 1 < labels.len()) {
                         return Err(with_completed(e, step + 1, &results));
                     }
                 }

@@ -51,6 +51,8 @@ pub enum Effect {
     Changed,
     /// The window is gone.
     WindowClosed,
+    /// The window is gone and so is its application's process: it crashed or quit.
+    AppExited,
     /// A new window of the same application appeared (a dialog, a file chooser): see `opened`.
     WindowOpened,
     /// Watched, and nothing changed.
@@ -65,12 +67,35 @@ impl Effect {
         match self {
             Effect::Changed => "changed",
             Effect::WindowClosed => "window_closed",
+            Effect::AppExited => "app_exited",
             Effect::WindowOpened => "window_opened",
             Effect::NoChange => "no_change",
             Effect::NotChecked => "not_checked",
         }
     }
+
+    /// The error that ends a sequence whose step `step` had this effect, when steps remain:
+    /// nothing after it can reach the window.
+    pub(super) fn ends_sequence(self, step: usize) -> Option<Error> {
+        match self {
+            Effect::WindowClosed => Some(Error::new(
+                ErrorCode::WindowNotFound,
+                format!("the window closed after step {step}"),
+            )),
+            Effect::AppExited => Some(Error::new(
+                ErrorCode::AppCrashed,
+                format!(
+                    "the application ended after step {step} (it crashed or quit); the steps after it were not run"
+                ),
+            )),
+            _ => None,
+        }
+    }
 }
+
+/// How long an application's process may take to end after its last window closed before the
+/// step is only `window_closed`.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// How long a dialog must stay still after a change before the change is reported as the step's
 /// effect: a dialog's button shows pressed, then closes it.
@@ -439,6 +464,30 @@ impl Service {
         WindowsBefore::new(window, listed)
     }
 
+    /// A closed window whose application has no window left and whose process has ended is
+    /// `app_exited`; else `window_closed`.
+    async fn closed_or_exited(
+        &self,
+        windows: Option<&WindowsBefore>,
+        listed: Option<&[WindowInfo]>,
+    ) -> Effect {
+        let Some(pid) = windows.and_then(|w| w.owner.pid) else {
+            return Effect::WindowClosed;
+        };
+        if listed.is_some_and(|all| all.iter().any(|w| w.pid == Some(pid))) {
+            return Effect::WindowClosed;
+        }
+        let deadline = Instant::now() + EXIT_GRACE;
+        loop {
+            match self.backend.process_running(pid).await {
+                Some(false) => return Effect::AppExited,
+                None => return Effect::WindowClosed,
+                Some(true) if Instant::now() >= deadline => return Effect::WindowClosed,
+                Some(true) => tokio::time::sleep(Duration::from_millis(25)).await,
+            }
+        }
+    }
+
     /// Polls the window for up to [`EFFECT_WAIT`](super::EFFECT_WAIT) after an action (AT-SPI
     /// actions are asynchronous). The acted window gone is `window_closed`; else a new window
     /// of the same application is `window_opened`, whatever else changed; else a changed
@@ -477,7 +526,7 @@ impl Service {
                 .and_then(|(before, now)| before.opened(now));
             let settled = !dialog || still_since.elapsed() >= DIALOG_QUIET;
             let effect = if closed {
-                Some(Effect::WindowClosed)
+                Some(self.closed_or_exited(windows, listed.as_deref()).await)
             } else if opened.is_some() {
                 Some(Effect::WindowOpened)
             } else if differs(now) && settled {

@@ -64,6 +64,8 @@ pub enum Reaction {
     Open(String),
     /// Close the window.
     Close,
+    /// End the application: all its windows go and its process stops (a crash or a quit).
+    Exit,
 }
 
 /// Kinds of calls a test can make fail once.
@@ -100,6 +102,8 @@ struct World {
     panics: std::collections::HashSet<Call>,
     next_window: u32,
     clipboard: String,
+    /// Processes ended by [`Reaction::Exit`].
+    ended: std::collections::HashSet<u32>,
 }
 
 /// The scripted backend; cheap to clone (shared world).
@@ -305,6 +309,7 @@ impl World {
     /// Presses element `index` of `window`: recorded, then its scripted reaction.
     fn press(&mut self, window: &WindowId, index: usize) {
         let Ok(win) = self.window(window) else { return };
+        let pid = win.info.pid;
         let Some(node) = win.nodes.get_mut(index) else {
             return;
         };
@@ -336,6 +341,12 @@ impl World {
                 }
             }
             Some(Reaction::Close) => self.windows.retain(|w| &w.info.id != window),
+            Some(Reaction::Exit) => {
+                if let Some(pid) = pid {
+                    self.windows.retain(|w| w.info.pid != Some(pid));
+                    self.ended.insert(pid);
+                }
+            }
             None => {}
         }
     }
@@ -798,6 +809,10 @@ impl Backend for Scripted {
             return Ok(Probe::nothing());
         }
         Ok(win.probe(&path))
+    }
+
+    async fn process_running(&self, pid: u32) -> Option<bool> {
+        Some(!self.world().ended.contains(&pid))
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {

@@ -661,7 +661,23 @@ impl Backend for LinuxBackend {
                 ));
             }
         }
-        act::perform(&c.atspi, &obj, action).await
+        match act::perform(&c.atspi, &obj, action).await {
+            Err(e) if matches!(e.code, ErrorCode::ElementNotFound | ErrorCode::Timeout) => {
+                // Gone mid-call is a crash (or a quit), not a missing element: asked of the bus.
+                if c.atspi.still_connected(&obj.bus).await == Some(false) {
+                    return Err(Error::new(
+                        ErrorCode::AppCrashed,
+                        format!(
+                            "the application ({}) left the accessibility bus while handling {}",
+                            obj.bus,
+                            action.describe()
+                        ),
+                    ));
+                }
+                Err(e)
+            }
+            done => done,
+        }
     }
 
     async fn input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
@@ -776,6 +792,10 @@ impl Backend for LinuxBackend {
             tracing::debug!(x = at.x, y = at.y, misplaced = wrong.is_some(), role = %hit.role, name = %hit.name, "hit test");
         }
         Ok(probe)
+    }
+
+    async fn process_running(&self, pid: u32) -> Option<bool> {
+        super::process::running(pid)
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {

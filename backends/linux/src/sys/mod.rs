@@ -8,6 +8,7 @@
 //!   GetImage.
 //! - `portal.rs` (feature `portal`): the Wayland input/capture path through the XDG desktop
 //!   portal (RemoteDesktop + ScreenCast).
+//! - `process.rs`: whether a process still runs (`/proc`).
 //! - `backend.rs`: [`LinuxBackend`](backend::LinuxBackend), tying them together behind
 //!   `cu_core::backend::Backend`; `backend/wayland.rs` is its Wayland half.
 
@@ -15,4 +16,5 @@ pub(crate) mod atspi;
 pub(crate) mod backend;
 #[cfg(feature = "portal")]
 pub(crate) mod portal;
+pub(crate) mod process;
 pub(crate) mod x11;

@@ -130,6 +130,14 @@ impl Atspi {
         })
     }
 
+    /// Whether the application at `bus` is still connected to the accessibility bus (asked of
+    /// the bus itself, so a hung app still counts as connected). `None` when the bus cannot say.
+    pub(crate) async fn still_connected(&self, bus: &str) -> Option<bool> {
+        let name = zbus::names::BusName::try_from(bus).ok()?;
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
+        dbus.name_has_owner(name).await.ok()
+    }
+
     /// One method call, deserialized.
     pub(crate) async fn call<B, R>(
         &self,
