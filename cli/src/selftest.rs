@@ -144,6 +144,9 @@ pub(crate) fn parse_outline(outline: &str) -> Vec<Line<'_>> {
         .collect()
 }
 
+/// The keys of the calculator check, in the order pressed.
+const KEYS: [char; 4] = ['7', '×', '6', '='];
+
 /// The button for a calculator key, by any of its names.
 fn button<'a>(lines: &'a [Line<'a>], key: char) -> Option<&'a Line<'a>> {
     let names = key_names(key);
@@ -379,11 +382,15 @@ impl Run<'_> {
         let window = calc.window_id.clone();
         let labels = self
             .check("7 × 6 = by element ids", async {
-                let state = service.gui_state(&state_request(&window)).await?;
+                // A window just opened may still be building its keypad: wait for the keys.
+                let state = observe_until(service, &window, "the keys 7 × 6 =", |lines| {
+                    KEYS.iter().all(|k| button(lines, *k).is_some())
+                })
+                .await?;
                 let lines = parse_outline(&state.outline);
                 let mut ids = Vec::new();
                 let mut labels = Vec::new();
-                for key in ['7', '×', '6', '='] {
+                for key in KEYS {
                     let line = button(&lines, key).ok_or_else(|| {
                         Error::new(
                             ErrorCode::ElementNotFound,

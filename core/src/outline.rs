@@ -142,26 +142,36 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     if node.role.is_interactive() {
         return !(text.is_empty() && node.states.contains(State::Disabled));
     }
+    // A named structural leaf shows its name as its content: kcalc's result display is a
+    // `window "144"` with no children.
+    let shows_text = node.children.is_empty()
+        && !node.name.trim().is_empty()
+        && (node.role.is_container() || node.role == Role::Window);
     let is_text = node.role.is_text() || node.role == Role::Dialog;
-    is_text && !text.is_empty() && !view.control_names.contains(text)
+    shows_text || is_text && !text.is_empty() && !view.control_names.contains(text)
 }
 
-/// A spreadsheet cell with nothing in it ("D7": its name is only its place), not the active one.
+/// A cell with nothing in it: a tree view's unnamed cell (Thunar's row holds an icon cell and
+/// an expander cell beside the one with the file's name), or a spreadsheet's "D7" (its name is
+/// only its place) other than the active one.
 fn is_blank_cell(node: &Node) -> bool {
+    if node.role != Role::Cell || node.value.as_deref().is_some_and(|v| !v.trim().is_empty()) {
+        return false;
+    }
     let name = node.name.trim();
+    if name.is_empty() {
+        return true;
+    }
+    if node.states.contains(State::Focused) || node.states.contains(State::Selected) {
+        return false;
+    }
     let letters = name.chars().take_while(char::is_ascii_uppercase).count();
     let digits = name
         .chars()
         .skip(letters)
         .take_while(char::is_ascii_digit)
         .count();
-    node.role == Role::Cell
-        && (1..=3).contains(&letters)
-        && digits >= 1
-        && letters + digits == name.len()
-        && node.value.as_deref().is_none_or(|v| v.trim().is_empty())
-        && !node.states.contains(State::Focused)
-        && !node.states.contains(State::Selected)
+    (1..=3).contains(&letters) && digits >= 1 && letters + digits == name.len()
 }
 
 /// A text leaf whose text its nearest listed ancestor already shows ("2" in the paragraph
@@ -601,6 +611,26 @@ mod tests {
         );
     }
 
+    /// Thunar's list view gave each file three lines: an unnamed row cell, an unnamed icon
+    /// cell, then the cell with the name. Only what reads is listed.
+    #[test]
+    fn regression_a_tree_views_unnamed_cells_are_not_listed() {
+        let mut snapshot = calculator();
+        snapshot.nodes[0].children.push(6);
+        snapshot.nodes.push(node(Role::Cell, "", Some(0), &[7, 8]));
+        snapshot.nodes.push(node(Role::Cell, "", Some(6), &[]));
+        snapshot
+            .nodes
+            .push(node(Role::Cell, "report.odt", Some(6), &[]));
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains(" cell \"report.odt\" @2,4\n"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.text.matches(" cell").count(), 1, "{}", out.text);
+    }
+
     #[test]
     fn regression_gtk4_icon_buttons_are_named_by_their_tooltip_and_a_menu_button_is_listed_once() {
         let mut snapshot = calculator();
@@ -656,6 +686,23 @@ mod tests {
         let out = render(&snapshot, &OutlineOptions::default());
         assert!(out.text.contains(" menu \"File\" @2,4\n"), "{}", out.text);
         assert!(!out.text.contains("Recent"), "{}", out.text);
+    }
+
+    /// kcalc's result display, a `window "144"` with no children, was shown only with
+    /// `all=true`: a named structural leaf carries text.
+    #[test]
+    fn regression_kcalcs_result_display_is_listed_by_default() {
+        let mut snapshot = calculator();
+        snapshot.nodes[1].children.push(6);
+        // Its value reads like a button's name, and it is no form label for that button.
+        snapshot.nodes.push(node(Role::Window, "7", Some(1), &[]));
+        snapshot.nodes[1].children.push(7);
+        snapshot
+            .nodes
+            .push(node(Role::Group, "Keypad", Some(1), &[]));
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(out.text.contains(" window \"7\" @2,4\n"), "{}", out.text);
+        assert!(out.text.contains(" group \"Keypad\""), "{}", out.text);
     }
 
     #[test]

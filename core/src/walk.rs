@@ -131,6 +131,24 @@ pub fn into_preorder(nodes: Vec<Node>) -> Vec<Node> {
         .collect()
 }
 
+/// Hangs a pre-order tree under the root of `nodes` as its last child, keeping pre-order: a
+/// popup menu that the toolkit keeps outside the window's tree joins the window it is drawn
+/// over.
+pub fn graft_last(nodes: &mut Vec<Node>, subtree: Vec<Node>) {
+    if nodes.is_empty() || subtree.is_empty() {
+        return;
+    }
+    let base = nodes.len() as u32;
+    nodes[0].children.push(base);
+    nodes.extend(subtree.into_iter().map(|mut n| {
+        n.parent = Some(n.parent.map_or(0, |p| p + base));
+        for c in &mut n.children {
+            *c += base;
+        }
+        n
+    }));
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -184,6 +202,23 @@ mod tests {
 
     fn later() -> Instant {
         Instant::now() + Duration::from_secs(60)
+    }
+
+    #[test]
+    fn a_grafted_tree_is_the_roots_last_child_in_preorder() {
+        let walk = || {
+            walk_tree(&mut fake(), 0, &SnapshotOptions::default(), later())
+                .unwrap_or_else(|| panic!("root answered"))
+                .0
+        };
+        let mut nodes = walk();
+        graft_last(&mut nodes, walk());
+        assert_eq!(nodes.len(), 12);
+        assert_eq!(nodes[0].children, vec![1, 4, 6]);
+        assert_eq!(nodes[6].parent, Some(0));
+        assert_eq!(nodes[6].children, vec![7, 10]);
+        assert_eq!(nodes[11].parent, Some(10));
+        assert_eq!(into_preorder(nodes.clone()), nodes, "already in pre-order");
     }
 
     #[test]

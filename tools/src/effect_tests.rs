@@ -20,6 +20,7 @@ window "notes.txt - Editor" @0,0 400x300
   button "Bold" @210,10 90x30
   button "Nothing" @310,10 80x30
   button "Crash" @10,50 90x30
+  cell "report.odt" @10,90 90x20
 "#;
 
 const SAVE_AS: &str = r#"app: editor
@@ -235,4 +236,17 @@ fn an_application_that_ends_with_the_action_is_app_exited() {
     let details = err.details.unwrap();
     assert_eq!(details["completed"][0]["effect"], "app_exited", "{details}");
     assert!(!lab.backend.presses().contains(&"Bold".to_owned()));
+}
+
+/// A click by id on a Thunar file cell pressed its "activate" action, which opens the file; a
+/// person's click selects it. A cell is clicked at its centre.
+#[test]
+fn regression_a_click_on_a_cell_is_a_real_click_not_its_activate_action() {
+    let lab = lab();
+    let step = block_on(lab.click_by_id("report.odt"));
+    assert_eq!(step.how, super::Via::Coordinates);
+    let performed = lab.backend.events().into_iter().any(|e| {
+        matches!(e, cu_backend_scripted::Event::Perform(_, ref name, _) if name == "report.odt")
+    });
+    assert!(!performed, "{:?}", lab.backend.events());
 }

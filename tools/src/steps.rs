@@ -287,7 +287,7 @@ impl Service {
     ) -> Result<Via> {
         match plan {
             Plan::Element { kind, element } => {
-                if *kind == Kind::Click {
+                if *kind == Kind::Click && pressed_semantically(element) {
                     match sender
                         .perform(&element.identity, &SemanticAction::Invoke)
                         .await
@@ -576,9 +576,16 @@ pub(super) fn fingerprint(snapshot: &Snapshot) -> u64 {
 pub(super) fn sends_input(plan: &Plan) -> bool {
     match plan {
         Plan::Point { .. } | Plan::Drag { .. } | Plan::Type { .. } | Plan::Key { .. } => true,
-        Plan::Element { kind, element } => *kind != Kind::Click || !element.role.is_interactive(),
+        Plan::Element { kind, element } => *kind != Kind::Click || !pressed_semantically(element),
         Plan::SetValue { .. } | Plan::Focus { .. } | Plan::Wait { .. } => false,
     }
+}
+
+/// Whether a click on `element` is its semantic press. A cell's click is a real click at its
+/// centre: its actions activate or edit the row (Thunar's "activate" opens the file), where a
+/// person's click selects it.
+fn pressed_semantically(element: &SavedElement) -> bool {
+    element.role.is_interactive() && element.role != Role::Cell
 }
 
 pub(super) fn center(element: &SavedElement) -> Result<Point> {

@@ -19,6 +19,7 @@ use tokio::sync::OnceCell;
 use crate::keys;
 use crate::listing;
 use crate::session_env::SessionEnv;
+use crate::sys::atspi::popups;
 use crate::sys::atspi::walk::{self, Placement};
 use crate::sys::atspi::{act, probe, Atspi, ObjRef};
 use crate::sys::x11::{XWindow, X11};
@@ -600,20 +601,33 @@ impl Backend for LinuxBackend {
                 }
                 obj
             }
-            None => frame,
+            None => frame.clone(),
         };
-        let (mut nodes, truncated) = walk::walk(&c.atspi, root, placement, options)
-            .await
-            .map_err(|e| {
-                if e.code == ErrorCode::ElementNotFound && options.subtree.is_none() {
-                    Error::new(
-                        ErrorCode::WindowNotFound,
-                        format!("window {window} closed during the snapshot"),
-                    )
-                } else {
-                    e
-                }
-            })?;
+        let whole = options.subtree.is_none();
+        let popups = async {
+            match entry.info.bounds.filter(|_| whole) {
+                Some(over) => popups::showing_over(&c.atspi, &frame, over).await,
+                None => Vec::new(),
+            }
+        };
+        let (popups, walked) =
+            futures_util::join!(popups, walk::walk(&c.atspi, root, placement, options));
+        let (mut nodes, truncated) = walked.map_err(|e| {
+            if e.code == ErrorCode::ElementNotFound && options.subtree.is_none() {
+                Error::new(
+                    ErrorCode::WindowNotFound,
+                    format!("window {window} closed during the snapshot"),
+                )
+            } else {
+                e
+            }
+        })?;
+        for popup in popups {
+            // Drawn over the window; what cannot be read of it is left out, the window stays.
+            if let Ok((more, _)) = walk::walk(&c.atspi, popup, placement, options).await {
+                cu_core::walk::graft_last(&mut nodes, more);
+            }
+        }
         if options.subtree.is_none() {
             if let Ok(mut grids) = c.grids.lock() {
                 grids.insert(window.clone(), nodes.iter().any(|n| n.grid.is_some()));

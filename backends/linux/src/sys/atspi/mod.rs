@@ -4,6 +4,7 @@
 pub(crate) mod act;
 pub(crate) mod apps;
 mod events;
+pub(crate) mod popups;
 pub(crate) mod probe;
 mod table;
 pub(crate) mod walk;
