@@ -131,6 +131,12 @@ impl StateSet {
         StateSet(self.0 | state.bit())
     }
 
+    /// The set without `state`.
+    #[must_use]
+    pub const fn without(self, state: State) -> StateSet {
+        StateSet(self.0 & !state.bit())
+    }
+
     /// True when the set is empty.
     pub const fn is_empty(&self) -> bool {
         self.0 == 0

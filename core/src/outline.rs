@@ -414,12 +414,29 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
     if !is_bullet || !node.role.is_interactive() {
         return node.name.trim().to_owned();
     }
-    node.children
-        .iter()
-        .filter_map(|c| snapshot.nodes.get(*c as usize))
-        .find(|c| c.role == Role::Label && !c.name.trim().is_empty())
-        .map(|c| c.name.trim().to_owned())
-        .unwrap_or_default()
+    label_inside(snapshot, node).unwrap_or_default()
+}
+
+/// The one label a control holds, directly or inside unnamed structure (GTK 4's column header
+/// button holds its "Modified" two panels down); `None` when it holds none or several.
+fn label_inside(snapshot: &Snapshot, node: &Node) -> Option<String> {
+    let mut found = None;
+    let mut stack: Vec<(u32, u8)> = node.children.iter().map(|c| (*c, 0)).collect();
+    while let Some((index, depth)) = stack.pop() {
+        let Some(child) = snapshot.nodes.get(index as usize) else {
+            continue;
+        };
+        let name = child.name.trim();
+        if child.role == Role::Label && !name.is_empty() {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(name.to_owned());
+        } else if depth < 3 && name.is_empty() && child.role.is_container() {
+            stack.extend(child.children.iter().map(|c| (*c, depth + 1)));
+        }
+    }
+    found
 }
 
 /// One element as its outline line shows it, without id: `button "Save" @40,12 focused`.
@@ -629,6 +646,26 @@ mod tests {
             out.text
         );
         assert_eq!(out.text.matches(" cell").count(), 1, "{}", out.text);
+    }
+
+    /// GTK 4's file chooser listed its column headers as unnamed buttons over their labels
+    /// ("button @776,93" then "label \"Modified\""): the one label inside names the button.
+    #[test]
+    fn regression_a_button_is_named_by_the_one_label_inside_it() {
+        let mut snapshot = calculator();
+        snapshot.nodes[0].children.push(6);
+        snapshot.nodes.push(node(Role::Button, "", Some(0), &[7]));
+        snapshot.nodes.push(node(Role::Group, "", Some(6), &[8]));
+        snapshot
+            .nodes
+            .push(node(Role::Label, "Modified", Some(7), &[]));
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains(" button \"Modified\" @2,4\n"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.text.matches("Modified").count(), 1, "{}", out.text);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use cu_core::geometry::{Point, Rect};
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::ErrorCode;
 
-use super::steps::{Opened, WindowsBefore};
+use super::steps::{Fingerprint, Opened, WindowsBefore};
 use super::test_support::{block_on, on, Lab};
 use super::{ActionRequest, ClickRequest, Effect, StateRequest};
 
@@ -159,7 +159,10 @@ fn regression_a_window_unreadable_for_a_moment_is_not_closed() {
     let lab = lab();
     lab.backend
         .fail_next(Call::Snapshot, ErrorCode::WindowNotFound);
-    let seen = block_on(lab.service.observe_effect(&lab.window, Some(&1), None));
+    let seen = block_on(
+        lab.service
+            .observe_effect(&lab.window, Some(&Fingerprint::STALE), None),
+    );
     assert_eq!(seen.effect, Effect::Changed);
     let step = block_on(lab.click_by_id("Close"));
     assert_eq!(
@@ -249,4 +252,26 @@ fn regression_a_click_on_a_cell_is_a_real_click_not_its_activate_action() {
         matches!(e, cu_backend_scripted::Event::Perform(_, ref name, _) if name == "report.odt")
     });
     assert!(!performed, "{:?}", lab.backend.events());
+}
+
+/// A click on a label that did nothing answered `changed` when only the focus had moved: a
+/// Tab moves the focus and changes nothing else, and says so.
+#[test]
+fn regression_a_focus_move_alone_is_focus_moved_not_changed() {
+    let lab = lab();
+    let state = block_on(lab.service.gui_state(&StateRequest {
+        window_id: lab.window.0.clone(),
+        ..StateRequest::default()
+    }))
+    .unwrap();
+    let answer = block_on(lab.service.gui_action(&ActionRequest {
+        window_id: lab.window.0.clone(),
+        state_id: state.state_id,
+        actions: vec![
+            serde_json::from_value(serde_json::json!({"type": "key", "keys": "Tab"})).unwrap(),
+        ],
+        ..Default::default()
+    }))
+    .unwrap();
+    assert_eq!(answer.results[0].effect, Effect::FocusMoved);
 }

@@ -70,7 +70,7 @@ enum Baseline {
     /// To be taken right before the first input.
     Wanted,
     /// Taken (`None`: the window could not be read).
-    Taken(Option<u64>),
+    Taken(Option<super::steps::Fingerprint>),
 }
 
 /// Whether a judged piece may go, and who said so.
@@ -124,7 +124,7 @@ impl<'s> Sender<'s> {
     }
 
     /// The baseline, once it was taken (handed out once).
-    pub(super) fn baseline(&mut self) -> Option<Option<u64>> {
+    pub(super) fn baseline(&mut self) -> Option<Option<super::steps::Fingerprint>> {
         match std::mem::replace(&mut self.baseline, Baseline::Off) {
             Baseline::Taken(fingerprint) => Some(fingerprint),
             other => {

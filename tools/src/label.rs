@@ -27,7 +27,7 @@ use serde_json::json;
 
 use super::approval::{Blocked, Reason};
 use super::guard::Sender;
-use super::steps::{fingerprint, sends_input, Effect, Failure, Kind, Opened, Outcome, Plan, Via};
+use super::steps::{sends_input, Effect, Failure, Fingerprint, Kind, Opened, Outcome, Plan, Via};
 use super::target::{self, Candidates};
 use super::Service;
 
@@ -307,7 +307,7 @@ impl Service {
             sender.want_baseline();
             None
         } else {
-            Some(fingerprint(&snapshot))
+            Some(Fingerprint::of(&snapshot))
         };
         if let Some(by) = &approved_by {
             sender.preapproved(step, &by.1, Some(by.0.clone()));

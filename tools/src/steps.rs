@@ -55,6 +55,8 @@ pub enum Effect {
     AppExited,
     /// A new window of the same application appeared (a dialog, a file chooser): see `opened`.
     WindowOpened,
+    /// Only the keyboard focus moved (a Tab, a click on a field); nothing else changed.
+    FocusMoved,
     /// Watched, and nothing changed.
     NoChange,
     /// Not watched (a wait, a move) or no baseline to compare with.
@@ -69,6 +71,7 @@ impl Effect {
             Effect::WindowClosed => "window_closed",
             Effect::AppExited => "app_exited",
             Effect::WindowOpened => "window_opened",
+            Effect::FocusMoved => "focus_moved",
             Effect::NoChange => "no_change",
             Effect::NotChecked => "not_checked",
         }
@@ -97,9 +100,9 @@ impl Effect {
 /// step is only `window_closed`.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 
-/// How long a dialog must stay still after a change before the change is reported as the step's
-/// effect: a dialog's button shows pressed, then closes it.
-const DIALOG_QUIET: Duration = Duration::from_millis(150);
+/// How long a window must stay still after its focus moved before that is reported as the step's
+/// effect (a click on a field moves the focus first, then what it does follows).
+const FOCUS_QUIET: Duration = Duration::from_millis(150);
 
 /// A window that appeared while a step's effect was watched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -115,7 +118,7 @@ pub struct Opened {
 pub(super) struct Observed {
     pub(super) effect: Effect,
     /// The window's fingerprint last seen (the next step's baseline).
-    pub(super) fingerprint: Option<u64>,
+    pub(super) fingerprint: Option<Fingerprint>,
     /// The window that appeared, if one did (also when the acted window closed).
     pub(super) opened: Option<Opened>,
 }
@@ -136,6 +139,13 @@ impl WindowsBefore {
             owner,
             ids: listed.into_iter().map(|w| w.id).collect(),
         })
+    }
+
+    /// Whether `now` lists another window of the acted window's application (by process).
+    pub(super) fn has_sibling(&self, window: &WindowId, now: &[WindowInfo]) -> bool {
+        self.owner
+            .pid
+            .is_some_and(|pid| now.iter().any(|w| &w.id != window && w.pid == Some(pid)))
     }
 
     /// The first window of `now` that was not listed before and belongs to the same
@@ -390,12 +400,12 @@ impl Service {
         }
     }
 
-    pub(super) async fn fingerprint(&self, window: &WindowId) -> Result<u64> {
+    pub(super) async fn fingerprint(&self, window: &WindowId) -> Result<Fingerprint> {
         self.read_window(window).await.map(|(hash, _)| hash)
     }
 
     /// The window's fingerprint, and whether it is a dialog (its root is a dialog or an alert).
-    async fn read_window(&self, window: &WindowId) -> Result<(u64, bool)> {
+    async fn read_window(&self, window: &WindowId) -> Result<(Fingerprint, bool)> {
         let options = SnapshotOptions {
             time_budget_ms: 1500,
             ..SnapshotOptions::default()
@@ -412,7 +422,7 @@ impl Service {
             .nodes
             .first()
             .is_some_and(|root| matches!(root.role, Role::Dialog | Role::Alert));
-        Ok((fingerprint(&snapshot), dialog))
+        Ok((Fingerprint::of(&snapshot), dialog))
     }
 
     /// Brings the window forward before synthetic input and waits for it to be focused and its
@@ -443,7 +453,7 @@ impl Service {
         let (mut last, mut since) = (None, Instant::now());
         while Instant::now() < deadline {
             let snapshot = self.backend.snapshot(window, &options).await.ok();
-            let now = snapshot.as_ref().map(fingerprint);
+            let now = snapshot.as_ref().map(Fingerprint::of);
             let has_focus = snapshot
                 .as_ref()
                 .is_some_and(|s| s.nodes.iter().any(|n| n.states.contains(State::Focused)));
@@ -491,19 +501,21 @@ impl Service {
     /// Polls the window for up to [`EFFECT_WAIT`](super::EFFECT_WAIT) after an action (AT-SPI
     /// actions are asynchronous). The acted window gone is `window_closed`; else a new window
     /// of the same application is `window_opened`, whatever else changed; else a changed
-    /// fingerprint is `changed` — in a dialog only once it has been still for [`DIALOG_QUIET`]
+    /// fingerprint is `changed` — in a dialog only at the end of the watch
     /// (its buttons show pressed a moment before they close it). The windows are listed after
     /// the window is read, so a dialog that took focus from its parent (the change seen) is
     /// listed by then, and a window is closed only when it is also no longer listed.
     pub(super) async fn observe_effect(
         &self,
         window: &WindowId,
-        before: Option<&u64>,
+        before: Option<&Fingerprint>,
         windows: Option<&WindowsBefore>,
     ) -> Observed {
-        let deadline = Instant::now() + self.effect_wait;
+        let started = Instant::now();
         let differs =
-            |now: Option<u64>| before.is_some() && now.is_some() && before != now.as_ref();
+            |now: Option<Fingerprint>| before.zip(now).is_some_and(|(b, n)| b.content != n.content);
+        let moved =
+            |now: Option<Fingerprint>| before.zip(now).is_some_and(|(b, n)| b.focus != n.focus);
         let (mut last, mut still_since) = (None, Instant::now());
         loop {
             let read = self.read_window(window).await;
@@ -518,19 +530,30 @@ impl Service {
                 Ok((hash, dialog)) => (Some(hash), dialog),
                 Err(_) => (None, false),
             };
+            // GTK 4 gives a dialog's root no dialog role: a window of an app that has another
+            // window is waited on like one (its Return changes a field, then closes it).
+            let dialog = dialog
+                || windows
+                    .zip(listed.as_ref())
+                    .is_some_and(|(before, all)| before.has_sibling(window, all));
             if now.is_some() && now != last {
                 (last, still_since) = (now, Instant::now());
             }
             let opened = windows
                 .zip(listed.as_ref())
                 .and_then(|(before, now)| before.opened(now));
-            let settled = !dialog || still_since.elapsed() >= DIALOG_QUIET;
+            let still = still_since.elapsed() >= FOCUS_QUIET;
             let effect = if closed {
                 Some(self.closed_or_exited(windows, listed.as_deref()).await)
             } else if opened.is_some() {
                 Some(Effect::WindowOpened)
-            } else if differs(now) && settled {
+            } else if differs(now) && !dialog {
+                // A dialog is watched to the end: its Return or OK changes a field first and
+                // closes it a moment later (GTK 4's chooser: 0.6 s), which is the effect.
                 Some(Effect::Changed)
+            } else if moved(now) && !differs(now) && still {
+                // Only the focus moved, and nothing else followed for a moment.
+                Some(Effect::FocusMoved)
             } else {
                 None
             };
@@ -541,9 +564,17 @@ impl Service {
                     opened,
                 };
             }
-            if Instant::now() >= deadline {
+            // A dialog that changed gets half as long again to close.
+            let limit = if dialog && differs(last) {
+                self.effect_wait * 3 / 2
+            } else {
+                self.effect_wait
+            };
+            if started.elapsed() >= limit {
                 let effect = if differs(last) {
                     Effect::Changed
+                } else if moved(last) {
+                    Effect::FocusMoved
                 } else if before.is_some() {
                     Effect::NoChange
                 } else {
@@ -560,14 +591,46 @@ impl Service {
     }
 }
 
-/// Names, values and states of every node: what an action visibly changes (bounds left out).
-pub(super) fn fingerprint(snapshot: &Snapshot) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for n in &snapshot.nodes {
-        (n.role, &n.name, &n.value, n.states, n.children.len()).hash(&mut h);
+/// What an action visibly changes in a window, in two parts: its content and where its focus is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Fingerprint {
+    /// Names, values and states of every node (bounds left out), without focus and without a
+    /// push button's transient `pressed` (Qt shows a pressed button for 100 ms before it acts).
+    content: u64,
+    /// Which elements have focus.
+    focus: u64,
+}
+
+impl Fingerprint {
+    /// A fingerprint no real window has, as a stale baseline in tests.
+    #[cfg(test)]
+    pub(super) const STALE: Fingerprint = Fingerprint {
+        content: 1,
+        focus: 1,
+    };
+
+    /// Builds one from a snapshot.
+    pub(super) fn of(snapshot: &Snapshot) -> Fingerprint {
+        use std::hash::{Hash, Hasher};
+        let (mut content, mut focus) = (
+            std::collections::hash_map::DefaultHasher::new(),
+            std::collections::hash_map::DefaultHasher::new(),
+        );
+        for (i, n) in snapshot.nodes.iter().enumerate() {
+            let mut states = n.states.without(State::Focused);
+            if n.role == Role::Button {
+                states = states.without(State::Pressed);
+            }
+            (n.role, &n.name, &n.value, states, n.children.len()).hash(&mut content);
+            if n.states.contains(State::Focused) {
+                (i, &n.identity).hash(&mut focus);
+            }
+        }
+        Fingerprint {
+            content: content.finish(),
+            focus: focus.finish(),
+        }
     }
-    h.finish()
 }
 
 /// Steps that send synthetic input (and so activate the window first): pointer and keyboard

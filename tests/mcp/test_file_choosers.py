@@ -1,0 +1,59 @@
+"""The GTK 4 and Qt 5 Save dialogs (the toolkits' own, in `tests/fixtures/file_chooser.py`),
+driven through the MCP tools with the README's recipe: the button that opens the dialog answers
+`window_opened` with its id (Qt's press showed its button pressed for 100 ms and answered
+`changed`), a full path is typed into the name field by its label, Return saves, the dialog's
+step answers `window_closed`, and the file is checked on disk. (GTK 3's chooser is driven in
+`test_gui_tools.py` through Mousepad's Save As.)"""
+import re
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, call, eventually, observe, poll, window_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+# kind: (the name field's label, a line the dialog's default outline must show)
+CHOOSERS = {
+    "gtk4": ("Name:", r'button "Modified"'),  # a column header, named by the label inside it
+    "qt5": ("File name:", r'cell "existing\.txt"'),  # the file list
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CHOOSERS))
+async def test_a_save_dialog_takes_a_full_path_by_its_label(kind, apps, server_env, tmp_path, monkeypatch):
+    field, shown = CHOOSERS[kind]
+    (tmp_path / "existing.txt").write_text("already here")
+    target = tmp_path / "out" / f"report-{kind}.txt"
+    target.parent.mkdir()
+    monkeypatch.setenv("CHOOSER_DIR", str(tmp_path))
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env),
+                      read_timeout_seconds=60) as client:
+        pid = apps.launch(f"chooser-{kind}")
+        w = await window_of(client, pid, timeout=30)
+        err, res = await call(client, "click", {"app": w["id"], "target": "Save As…"})
+        assert not err, res
+        step = res["results"][0]
+        assert step["effect"] == "window_opened" and step["opened"]["title"] == "Save File", res
+        dialog = step["opened"]["window_id"]
+        await eventually(client, dialog, lambda o: re.search(shown, o), f"{shown} in the dialog", timeout=10)
+
+        err, res = await call(client, "type_text", {"app": dialog, "target": field, "text": str(target)})
+        assert not err and res["verified"], res
+        state = await observe(client, dialog)
+        err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "Return"}]})
+        assert not err, res
+
+        async def saved():
+            return target.exists() and target.read_text() == "saved by the fixture\n"
+        await poll(saved, f"{target} written", timeout=10)
+        assert res["results"][0]["effect"] == "window_closed", res
+        await eventually(client, w["id"], lambda o: 'label "saved: /' in o,
+                         "the app's own word that it saved", timeout=10)
