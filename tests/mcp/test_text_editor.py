@@ -64,3 +64,30 @@ async def test_regression_gtk4_class_names_and_mnemonics_are_not_labels(server_e
         assert not err, res
         read = subprocess.run(["/usr/bin/python3", "-c", READ], env=server_env, capture_output=True, text=True)
         assert "draft of the plan" in read.stdout, read
+
+
+PLACEHOLDER = """
+import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk
+w = Gtk.Window(title="Placeholder fixture"); e = Gtk.Entry(); e.set_placeholder_text("Search files")
+w.add(e); w.connect("destroy", Gtk.main_quit); w.show_all(); Gtk.main()
+"""
+
+
+async def test_an_unnamed_field_is_named_by_its_placeholder(server_env):
+    """GTK 3 gives an unnamed entry's placeholder as the attribute placeholder-text: the field is
+    listed, and typed into, by it."""
+    proc = subprocess.Popen(["/usr/bin/python3", "-c", PLACEHOLDER], env=server_env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with Client(StdioServerParameters(command=BIN, args=[], env=server_env),
+                          read_timeout_seconds=60) as client:
+            win = await window_titled(client, "Placeholder fixture")
+            await eventually(client, win["id"], lambda t: 'text_input "Search files"' in t,
+                             "the field named by its placeholder", timeout=20)
+            err, res = await call(client, "type_text", {"app": win["id"], "target": "Search files",
+                                                        "text": "budget"})
+            assert not err and res["verified"], res
+            outline = (await observe(client, win["id"]))["outline"]
+            assert 'text_input "Search files" ="budget"' in outline, outline
+    finally:
+        proc.kill()

@@ -456,9 +456,37 @@ pub fn reads_text(role: Role) -> bool {
         )
 }
 
+/// The placeholder a field shows while empty, from its object attributes: GTK 3's
+/// `placeholder-text`, the browsers' `placeholder`. `None` when blank or absent.
+pub fn placeholder(attrs: &std::collections::HashMap<String, String>) -> Option<&str> {
+    ["placeholder-text", "placeholder"]
+        .iter()
+        .filter_map(|k| attrs.get(*k))
+        .map(|v| v.trim())
+        .find(|v| !v.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fields_placeholder_comes_from_gtk3s_or_the_browsers_attribute() {
+        let attrs = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<std::collections::HashMap<_, _>>()
+        };
+        let gtk3 = attrs(&[("toolkit", "gtk"), ("placeholder-text", "Search files")]);
+        assert_eq!(placeholder(&gtk3), Some("Search files"));
+        assert_eq!(
+            placeholder(&attrs(&[("placeholder", " Email ")])),
+            Some("Email")
+        );
+        assert_eq!(placeholder(&attrs(&[("placeholder-text", "  ")])), None);
+        assert_eq!(placeholder(&attrs(&[("toolkit", "GTK")])), None);
+    }
 
     fn with(bits: &[u32]) -> AtspiStates {
         AtspiStates(bits.iter().fold(0u64, |acc, b| acc | (1 << b)))

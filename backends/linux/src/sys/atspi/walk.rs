@@ -431,7 +431,9 @@ async fn fetch_inner(
     // The bulk items carry no AccessibleId: read it for what a label may name by id (controls),
     // alongside the other round-2 calls.
     let want_id = cached.is_some() && role.is_interactive();
-    let (children, text, value, toolkit_id) = tokio::join!(
+    // An unnamed field is known by its placeholder ("Search files"), where the toolkit gives one.
+    let want_placeholder = role.is_editable_text() && node.name.trim().is_empty();
+    let (children, text, value, toolkit_id, placeholder) = tokio::join!(
         async {
             if let (true, Some(extents)) = (big_table, raw_extents) {
                 let small = MAX_CHILDREN_READ as u64;
@@ -475,9 +477,23 @@ async fn fetch_inner(
                 None
             }
         },
+        async {
+            if want_placeholder {
+                atspi
+                    .call::<_, HashMap<String, String>>(obj, ACCESSIBLE, "GetAttributes", &())
+                    .await
+                    .ok()
+                    .and_then(|attrs| translate::placeholder(&attrs).map(str::to_owned))
+            } else {
+                None
+            }
+        },
     );
     if let Some(id) = toolkit_id.filter(|id| !id.is_empty()) {
         node.toolkit_id = Some(id);
+    }
+    if let Some(placeholder) = placeholder {
+        node.name = placeholder;
     }
     let ((children, omitted_children), grid) = children;
     node.grid = grid;
