@@ -135,8 +135,9 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     } else {
         shown_name.trim()
     };
-    if node.role == Role::Menu {
+    if matches!(node.role, Role::Menu | Role::Document) {
         // A menu bar's "File"; an unnamed menu is a combo box's list, shown by the combo box.
+        // A named document (a web page by its title) heads what it holds.
         return !text.is_empty();
     }
     if node.role.is_interactive() {
@@ -312,7 +313,11 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
                 out.ids.push((id, index));
                 out.bodies.push(body);
             }
-            let text = if name.is_empty() {
+            let text = if node.role == Role::Document {
+                // A page's title is no text of its own: its heading "Todo" is not a run of
+                // "Todo app (2 items)".
+                String::new()
+            } else if name.is_empty() {
                 node.value.clone().unwrap_or_default()
             } else {
                 name

@@ -7,6 +7,7 @@ Regressions covered: Firefox listed the page of a background tab over the visibl
 on it crashed Firefox); Chromium listed a dozen undrawn chrome controls; the counter read as "2" and
 " items left" in the wrong order; row checkboxes had no name."""
 import asyncio
+import re
 import subprocess
 import time
 
@@ -73,6 +74,21 @@ async def test_a_todo_app_driven_by_visible_text_in_both_browsers(server_env, ap
         await title_says(wid, "(2 items, 2 left)")
         outline = await eventually(client, wid, lambda t: "Write report" not in t and "Call the bank" in t,
                                    "the cleared list")
+
+        # The page alone: one group headed by the document, no chrome, the same ids twice, and
+        # an id from it acts on the page.
+        pages = [await observe(client, wid, page=True) for _ in range(2)]
+        page = pages[0]["outline"]
+        assert pages[1]["outline"] == page, pages
+        assert re.search(r'^ e1 document "Todo app', page, re.M), page
+        assert 'heading "Todo"' in page, page
+        for chrome in ("Reload", "Back", "Address and search bar", "New Tab", "Close"):
+            assert f'"{chrome}"' not in page, (chrome, page)
+        box, _ = element(page, "check_box", "Call the bank")
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": pages[1]["state_id"],
+                                                     "actions": [{"type": "click", "element_id": box}]})
+        assert not err, res
+        await title_says(wid, "(2 items, 1 left)")
 
 
 async def test_regression_firefox_a_background_tabs_element_is_refused_not_clicked(server_env, apps):

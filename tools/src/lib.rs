@@ -132,6 +132,10 @@ pub struct StateRequest {
     /// The observation subtree refers to (not used up).
     #[serde(default)]
     pub state_id: Option<String>,
+    /// Only the web page on screen (a browser's active tab), without the browser's chrome; its
+    /// ids stay the same while the page does.
+    #[serde(default)]
+    pub page: bool,
     /// List at most this many elements (default 300).
     #[serde(default)]
     #[schemars(range(min = 1, max = 5000))]
@@ -378,6 +382,13 @@ impl Service {
                     "subtree needs the state_id it comes from",
                 ))
             }
+            (Some(_), _) if req.page => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "subtree and page cannot be combined",
+                )
+                .with_suggestion("Pass one of them: page is the whole web page."))
+            }
             _ => None,
         };
         let baseline = match &req.since_state_id {
@@ -451,6 +462,16 @@ impl Service {
             ..SnapshotOptions::default()
         };
         let snapshot = self.backend.snapshot(window, &options).await?;
+        if req.page {
+            let page = snapshot.page().ok_or_else(|| {
+                Error::new(
+                    ErrorCode::ElementNotFound,
+                    format!("window {window} shows no web page (no document on screen)"),
+                )
+                .with_suggestion("Observe the window without page, or open the page first.")
+            })?;
+            return self.record(window, &page, req, keep);
+        }
         self.record(window, &snapshot, req, keep)
     }
 
