@@ -372,6 +372,13 @@ impl Service {
         let info = self.backend.info().await?;
         let desktop = self.issuer(&info.desktop);
         let subtree = match (&req.subtree, &req.state_id) {
+            (Some(_), _) if req.page => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "subtree and page cannot be combined",
+                )
+                .with_suggestion("Pass one of them: page is the whole web page."))
+            }
             (Some(element), Some(state_id)) => {
                 let earlier = self.states.load(state_id, &desktop)?;
                 Some(earlier.element(element)?.identity.clone())
@@ -381,13 +388,6 @@ impl Service {
                     ErrorCode::InvalidArgument,
                     "subtree needs the state_id it comes from",
                 ))
-            }
-            (Some(_), _) if req.page => {
-                return Err(Error::new(
-                    ErrorCode::InvalidArgument,
-                    "subtree and page cannot be combined",
-                )
-                .with_suggestion("Pass one of them: page is the whole web page."))
             }
             _ => None,
         };
