@@ -156,14 +156,15 @@ async def test_the_app_killed_during_an_action(apps, server_env):
 
 async def test_an_app_that_crashes_on_a_press_is_app_exited(apps, server_env):
     """Firefox aborted on a press and the tool answered ELEMENT_NOT_FOUND. The press's effect
-    says the application ended, and a sequence stops there with APP_CRASHED and what ran."""
+    says the window closed and its application ended, and a sequence stops there with
+    APP_CRASHED and what ran."""
     params = StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_MODEL="none"))
     async with Client(params, read_timeout_seconds=60) as client:
         pid = apps.launch("crash")
         w = await window_of(client, pid)
         err, res = await call(client, "click", {"app": w["id"], "target": "Crash now"})
         assert not err, res
-        assert res["results"][0]["effect"] == "app_exited", res
+        assert res["results"][0]["effect"] == "window_closed" and res["results"][0]["app_exited"], res
         err, res = await call(client, "gui_list", {})
         assert not err and all(x.get("pid") != pid for x in res["windows"]), res
 
@@ -173,7 +174,7 @@ async def test_an_app_that_crashes_on_a_press_is_app_exited(apps, server_env):
         assert err and res["error"]["code"] == "APP_CRASHED", res
         assert res["error"]["retryable"] is False, res
         done = res["error"]["details"]["completed"]
-        assert [d["effect"] for d in done] == ["app_exited"], res
+        assert [(d["effect"], d.get("app_exited")) for d in done] == [("window_closed", True)], res
 
 
 async def test_the_x_server_gone(own_desktop, tmp_path):

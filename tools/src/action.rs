@@ -125,6 +125,10 @@ pub struct StepResult {
     /// The window it opened (effect `window_opened`), or that appeared as the window closed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opened: Option<Opened>,
+    /// With `window_closed`: its application ended too (no window left, its process gone): it
+    /// quit or crashed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub app_exited: bool,
 }
 
 /// `gui_action`'s answer.
@@ -289,7 +293,7 @@ impl Service {
                     });
                 }
             };
-            let (effect, opened) = if watched {
+            let (effect, opened, app_exited) = if watched {
                 if let Some(fresh) = sender.baseline() {
                     before = fresh;
                 }
@@ -297,9 +301,9 @@ impl Service {
                     .observe_effect(&window, before.as_ref(), windows.as_ref())
                     .await;
                 before = seen.fingerprint;
-                (seen.effect, seen.opened)
+                (seen.effect, seen.opened, seen.app_exited)
             } else {
-                (Effect::NotChecked, None)
+                (Effect::NotChecked, None, false)
             };
             results.push(StepResult {
                 step,
@@ -307,9 +311,10 @@ impl Service {
                 how,
                 effect,
                 opened,
+                app_exited,
             });
             if let Some(ended) = effect
-                .ends_sequence(step)
+                .ends_sequence(step, app_exited)
                 .filter(|_| step + 1 < plans.len())
             {
                 return Err(Failure {

@@ -219,14 +219,15 @@ fn an_opened_window_is_a_new_one_of_the_same_application() {
     );
 }
 
-/// Firefox aborted on a press and the tool answered ELEMENT_NOT_FOUND: an application that ends
-/// with the action is `app_exited`, and the steps after it are refused with `APP_CRASHED`,
-/// saying what ran.
+/// Firefox aborted on a press and the tool answered ELEMENT_NOT_FOUND: a window that closed
+/// with its application says `app_exited`, and the steps after it are refused with
+/// `APP_CRASHED`, saying what ran.
 #[test]
 fn an_application_that_ends_with_the_action_is_app_exited() {
     let lab = lab();
     let step = block_on(lab.click_by_id("Crash"));
-    assert_eq!(step.effect, Effect::AppExited);
+    assert_eq!((step.effect, step.app_exited), (Effect::WindowClosed, true));
+    assert!(!block_on(self::lab().click_by_id("Close")).app_exited);
 
     let lab = self::lab();
     let err = block_on(lab.service.click(&ClickRequest {
@@ -237,7 +238,11 @@ fn an_application_that_ends_with_the_action_is_app_exited() {
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::AppCrashed, "{err:?}");
     let details = err.details.unwrap();
-    assert_eq!(details["completed"][0]["effect"], "app_exited", "{details}");
+    assert_eq!(
+        details["completed"][0]["effect"], "window_closed",
+        "{details}"
+    );
+    assert_eq!(details["completed"][0]["app_exited"], true, "{details}");
     assert!(!lab.backend.presses().contains(&"Bold".to_owned()));
 }
 

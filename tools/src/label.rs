@@ -112,6 +112,10 @@ pub struct ClickStep {
     /// closed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opened: Option<Opened>,
+    /// With `window_closed`: its application ended too (no window left, its process gone): it
+    /// quit or crashed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub app_exited: bool,
     /// Who approved it on the Desktop page, when the gate asked a person.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<String>,
@@ -219,7 +223,7 @@ impl Service {
             {
                 Ok(done) => {
                     self.audit_step(record, &done.resolved, done.via, done.effect.as_str(), None);
-                    let ended = done.effect.ends_sequence(step);
+                    let ended = done.effect.ends_sequence(step, done.app_exited);
                     results.push(done);
                     if let Some(e) = ended.filter(|_| step + 1 < labels.len()) {
                         return Err(with_completed(e, step + 1, &results));
@@ -328,6 +332,7 @@ impl Service {
             via,
             effect: seen.effect,
             opened: seen.opened,
+            app_exited: seen.app_exited,
             approved_by,
         })
     }

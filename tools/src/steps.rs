@@ -51,8 +51,6 @@ pub enum Effect {
     Changed,
     /// The window is gone.
     WindowClosed,
-    /// The window is gone and so is its application's process: it crashed or quit.
-    AppExited,
     /// A new window of the same application appeared (a dialog, a file chooser): see `opened`.
     WindowOpened,
     /// Only the keyboard focus moved (a Tab, a click on a field); nothing else changed.
@@ -69,7 +67,6 @@ impl Effect {
         match self {
             Effect::Changed => "changed",
             Effect::WindowClosed => "window_closed",
-            Effect::AppExited => "app_exited",
             Effect::WindowOpened => "window_opened",
             Effect::FocusMoved => "focus_moved",
             Effect::NoChange => "no_change",
@@ -77,19 +74,19 @@ impl Effect {
         }
     }
 
-    /// The error that ends a sequence whose step `step` had this effect, when steps remain:
-    /// nothing after it can reach the window.
-    pub(super) fn ends_sequence(self, step: usize) -> Option<Error> {
+    /// The error that ends a sequence whose step `step` had this effect (and ended its
+    /// application, if `app_exited`), when steps remain: nothing after it can reach the window.
+    pub(super) fn ends_sequence(self, step: usize, app_exited: bool) -> Option<Error> {
         match self {
-            Effect::WindowClosed => Some(Error::new(
-                ErrorCode::WindowNotFound,
-                format!("the window closed after step {step}"),
-            )),
-            Effect::AppExited => Some(Error::new(
+            Effect::WindowClosed if app_exited => Some(Error::new(
                 ErrorCode::AppCrashed,
                 format!(
                     "the application ended after step {step} (it crashed or quit); the steps after it were not run"
                 ),
+            )),
+            Effect::WindowClosed => Some(Error::new(
+                ErrorCode::WindowNotFound,
+                format!("the window closed after step {step}"),
             )),
             _ => None,
         }
@@ -121,6 +118,8 @@ pub(super) struct Observed {
     pub(super) fingerprint: Option<Fingerprint>,
     /// The window that appeared, if one did (also when the acted window closed).
     pub(super) opened: Option<Opened>,
+    /// The window closed and its application's process ended with it.
+    pub(super) app_exited: bool,
 }
 
 /// The windows listed right before a step's input: a window missing here that is listed after
@@ -297,7 +296,7 @@ impl Service {
     ) -> Result<Via> {
         match plan {
             Plan::Element { kind, element } => {
-                if *kind == Kind::Click && pressed_semantically(element) {
+                if *kind == Kind::Click && element.role != Role::Cell {
                     match sender
                         .perform(&element.identity, &SemanticAction::Invoke)
                         .await
@@ -474,25 +473,25 @@ impl Service {
         WindowsBefore::new(window, listed)
     }
 
-    /// A closed window whose application has no window left and whose process has ended is
-    /// `app_exited`; else `window_closed`.
-    async fn closed_or_exited(
+    /// Whether a closed window's application ended with it: it has no window left and its
+    /// process has ended (within [`EXIT_GRACE`]).
+    async fn app_exited(
         &self,
         windows: Option<&WindowsBefore>,
         listed: Option<&[WindowInfo]>,
-    ) -> Effect {
+    ) -> bool {
         let Some(pid) = windows.and_then(|w| w.owner.pid) else {
-            return Effect::WindowClosed;
+            return false;
         };
         if listed.is_some_and(|all| all.iter().any(|w| w.pid == Some(pid))) {
-            return Effect::WindowClosed;
+            return false;
         }
         let deadline = Instant::now() + EXIT_GRACE;
         loop {
             match self.backend.process_running(pid).await {
-                Some(false) => return Effect::AppExited,
-                None => return Effect::WindowClosed,
-                Some(true) if Instant::now() >= deadline => return Effect::WindowClosed,
+                Some(false) => return true,
+                None => return false,
+                Some(true) if Instant::now() >= deadline => return false,
                 Some(true) => tokio::time::sleep(Duration::from_millis(25)).await,
             }
         }
@@ -543,9 +542,15 @@ impl Service {
                 .zip(listed.as_ref())
                 .and_then(|(before, now)| before.opened(now));
             let still = still_since.elapsed() >= FOCUS_QUIET;
-            let effect = if closed {
-                Some(self.closed_or_exited(windows, listed.as_deref()).await)
-            } else if opened.is_some() {
+            if closed {
+                return Observed {
+                    effect: Effect::WindowClosed,
+                    fingerprint: now,
+                    opened,
+                    app_exited: self.app_exited(windows, listed.as_deref()).await,
+                };
+            }
+            let effect = if opened.is_some() {
                 Some(Effect::WindowOpened)
             } else if differs(now) && !dialog {
                 // A dialog is watched to the end: its Return or OK changes a field first and
@@ -562,6 +567,7 @@ impl Service {
                     effect,
                     fingerprint: now,
                     opened,
+                    app_exited: false,
                 };
             }
             // A dialog that changed gets half as long again to close.
@@ -584,6 +590,7 @@ impl Service {
                     effect,
                     fingerprint: last,
                     opened: None,
+                    app_exited: false,
                 };
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
@@ -644,9 +651,10 @@ pub(super) fn sends_input(plan: &Plan) -> bool {
     }
 }
 
-/// Whether a click on `element` is its semantic press. A cell's click is a real click at its
-/// centre: its actions activate or edit the row (Thunar's "activate" opens the file), where a
-/// person's click selects it.
+/// Whether a click on `element` is expected to be its semantic press (anything else with an
+/// action is tried semantically too, falling back to its centre). A cell's click is always a
+/// real click at its centre: its actions activate or edit the row (Thunar's "activate" opens
+/// the file), where a person's click selects it.
 fn pressed_semantically(element: &SavedElement) -> bool {
     element.role.is_interactive() && element.role != Role::Cell
 }
