@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 #! The task benchmark: short tasks on real apps (gnome-calculator, a JavaScript todo app in
-#! Firefox and Chromium, Mousepad with the GTK 3 file chooser, LibreOffice Calc), each driven
+#! Firefox and Chromium, Mousepad with the GTK 3 file chooser, LibreOffice Calc, Thunar, kcalc,
+#! the GTK 4 and Qt 5 Save dialogs), each driven
 #! through the MCP tools as an agent would and checked independently (a file on disk, the page's
 #! window title, pyatspi). Prints done, tool calls, result tokens (o200k) and seconds per task.
 # Usage: scripts/bench/task-bench.sh [TASK...]   (starts and stops its own desktop on :63)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 N=63
-TASKS=("$@"); [ ${#TASKS[@]} -gt 0 ] || TASKS=(calculator todo-firefox todo-chromium mousepad-save calc-formula)
+TASKS=("$@"); [ ${#TASKS[@]} -gt 0 ] || TASKS=(calculator todo-firefox todo-chromium mousepad-save calc-formula thunar-rename kcalc chooser-gtk4 chooser-qt5)
 [ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
 BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
 PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
@@ -18,7 +19,11 @@ export MCP_CU_SESSIONS_DIR="$WORK/sessions" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MOD
 apps=()
 for t in "${TASKS[@]}"; do case $t in
   calculator) apps+=(calc) ;; todo-firefox) apps+=(firefox-todo) ;; todo-chromium) apps+=(chromium-todo) ;;
-  mousepad-save) apps+=(mousepad) ;;
+  mousepad-save) apps+=(mousepad) ;; kcalc) apps+=(kcalc) ;;
+  chooser-gtk4|chooser-qt5) export CHOOSER_DIR="$WORK"; apps+=("$t") ;;
+  thunar-rename)
+    mkdir -p "$WORK/files"; echo draft > "$WORK/files/report.odt"; echo list > "$WORK/files/notes.txt"
+    export THUNAR_DIR="$WORK/files"; apps+=(thunar) ;;
   calc-formula)
     printf 'Item,Qty,Price\nApples,3,1.5\nPears,4,2\nTotal,=SUM(B2:B3),=B2*C2+B3*C3\n' > "$WORK/data.csv"
     SAL_USE_VCLPLUGIN=gtk3 soffice --norestore "-env:UserInstallation=file://$WORK/convert" --headless \

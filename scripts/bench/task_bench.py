@@ -153,12 +153,67 @@ async def calc_formula(agent):
     return False
 
 
+async def thunar_rename(agent):
+    """Rename a file in Thunar through its context menu (list view first: its icon view exposes
+    no files)."""
+    folder = os.path.join(WORK, "files")
+    wid = await agent.window("files - Thunar", app="thunar")
+    await agent("click", {"app": wid, "steps": ["View", "List View"]})
+    state = await agent("gui_state", {"window_id": wid, "query": "report.odt"})
+    cell = line_id(state["outline"], r'cell "report\.odt"')
+    await agent("gui_action", {"window_id": wid, "state_id": state["state_id"],
+                               "actions": [{"type": "click", "element_id": cell},
+                                           {"type": "right_click", "element_id": cell}]})
+    done = await agent("click", {"app": wid, "target": "Rename..."})
+    dialog = done["results"][0]["opened"]["window_id"]
+    await agent("type_text", {"app": dialog, "target": "Enter the new name:", "text": "final.odt"})
+    await agent("click", {"app": dialog, "target": "Rename"})
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        if sorted(os.listdir(folder)) == ["final.odt", "notes.txt"]:
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def kcalc(agent):
+    """12 × 12 in kcalc (KDE, Qt 5), read from its result display in the outline."""
+    wid = await agent.window("KCalc", app="kcalc")
+    await agent("click", {"app": wid, "steps": ["1", "2", "×", "1", "2", "="]})
+    outline = await agent.until(wid, 'window "144"')
+    return bool(re.search(r'^ e\d+ window "144"', outline, re.M))
+
+
+async def chooser(agent, kind):
+    """Save through the toolkit's own Save dialog by typing a full path into its name field."""
+    path = os.path.join(WORK, f"saved-{kind}.txt")
+    apps = {"gtk4": "python3", "qt5": "file_chooser"}
+    wid = await agent.window("Chooser fixture", app=apps[kind])
+    done = await agent("click", {"app": wid, "target": "Save As…"})
+    dialog = done["results"][0]["opened"]["window_id"]
+    field = {"gtk4": "Name:", "qt5": "File name:"}[kind]
+    await agent("type_text", {"app": dialog, "target": field, "text": path})
+    state = await agent("gui_state", {"window_id": dialog, "max_elements": 1})
+    await agent("gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                               "actions": [{"type": "key", "keys": "Return"}]})
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if os.path.exists(path) and open(path).read() == "saved by the fixture\n":
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
 RUN = {
     "calculator": calculator,
     "todo-firefox": lambda a: todo(a, "firefox"),
     "todo-chromium": lambda a: todo(a, "chromium"),
     "mousepad-save": mousepad_save,
     "calc-formula": calc_formula,
+    "thunar-rename": thunar_rename,
+    "kcalc": kcalc,
+    "chooser-gtk4": lambda a: chooser(a, "gtk4"),
+    "chooser-qt5": lambda a: chooser(a, "qt5"),
 }
 
 
