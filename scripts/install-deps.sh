@@ -8,7 +8,7 @@ APT_PKGS=(
   dconf-gsettings-backend dconf-cli python3-pyatspi python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 iproute2 curl openssl xdotool wmctrl x11-apps procps
   # fixture apps
   gtk-3-examples gtk-4-examples gnome-calculator zenity mousepad featherpad gnome-text-editor
-  libreoffice-writer libreoffice-calc libreoffice-gtk3 thunar kcalc
+  libreoffice-writer libreoffice-calc libreoffice-gtk3 thunar kcalc plasma-integration
   python3-pyqt5 python3-pyqt6 firefox-esr chromium
   # fonts so text renders and captures are not blank
   fonts-dejavu-core

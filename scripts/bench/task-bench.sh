@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 N=63
-TASKS=("$@"); [ ${#TASKS[@]} -gt 0 ] || TASKS=(calculator todo-firefox todo-chromium mousepad-save calc-formula thunar-rename kcalc chooser-gtk4 chooser-qt5)
+TASKS=("$@"); [ ${#TASKS[@]} -gt 0 ] || TASKS=(calculator todo-firefox todo-chromium mousepad-save calc-formula thunar-rename kcalc chooser-gtk4 chooser-qt5 chooser-kde)
 [ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
 BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
 PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
@@ -20,7 +20,7 @@ apps=()
 for t in "${TASKS[@]}"; do case $t in
   calculator) apps+=(calc) ;; todo-firefox) apps+=(firefox-todo) ;; todo-chromium) apps+=(chromium-todo) ;;
   mousepad-save) apps+=(mousepad) ;; kcalc) apps+=(kcalc) ;;
-  chooser-gtk4|chooser-qt5) export CHOOSER_DIR="$WORK"; apps+=("$t") ;;
+  chooser-gtk4|chooser-qt5|chooser-kde) export CHOOSER_DIR="$WORK"; apps+=("$t") ;;
   thunar-rename)
     mkdir -p "$WORK/files"; echo draft > "$WORK/files/report.odt"; echo list > "$WORK/files/notes.txt"
     export THUNAR_DIR="$WORK/files"; apps+=(thunar) ;;

@@ -187,11 +187,10 @@ async def kcalc(agent):
 async def chooser(agent, kind):
     """Save through the toolkit's own Save dialog by typing a full path into its name field."""
     path = os.path.join(WORK, f"saved-{kind}.txt")
-    apps = {"gtk4": "python3", "qt5": "file_chooser"}
-    wid = await agent.window("Chooser fixture", app=apps[kind])
+    wid = await agent.window(f"Chooser fixture ({kind})")
     done = await agent("click", {"app": wid, "target": "Save As…"})
     dialog = done["results"][0]["opened"]["window_id"]
-    field = {"gtk4": "Name:", "qt5": "File name:"}[kind]
+    field = {"gtk4": "Name:", "qt5": "File name:", "kde": "Name:"}[kind]
     await agent("type_text", {"app": dialog, "target": field, "text": path})
     state = await agent("gui_state", {"window_id": dialog, "max_elements": 1})
     await agent("gui_action", {"window_id": dialog, "state_id": state["state_id"],
@@ -214,6 +213,7 @@ RUN = {
     "kcalc": kcalc,
     "chooser-gtk4": lambda a: chooser(a, "gtk4"),
     "chooser-qt5": lambda a: chooser(a, "qt5"),
+    "chooser-kde": lambda a: chooser(a, "kde"),
 }
 
 

@@ -2,7 +2,7 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk4 chooser-qt5 zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
+# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk4 chooser-qt5 chooser-kde zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
 #       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -29,7 +29,7 @@ for a in "${APPS[@]}"; do case $a in
   crash)      run crash $PY "$FIX/crash_fixture.py" ;;
   thunar)     run thunar thunar "${THUNAR_DIR:-$STATE}" ;;  # the folder to show: THUNAR_DIR
   kcalc)      run kcalc kcalc ;;
-  chooser-gtk4|chooser-qt5)  # a Save dialog in CHOOSER_DIR
+  chooser-gtk4|chooser-qt5|chooser-kde)  # a Save dialog in CHOOSER_DIR
               run "$a" $PY "$FIX/file_chooser.py" "${a#chooser-}" "${CHOOSER_DIR:-$STATE}" ;;
   zenity-entry) run zenity-entry zenity --entry --title="Entry test" --text="Name:" ;;
   zenity)     run zenity zenity --question --title="Confirm delete" --text="Delete the file?" \

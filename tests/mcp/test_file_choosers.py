@@ -1,4 +1,4 @@
-"""The GTK 4 and Qt 5 Save dialogs (the toolkits' own, in `tests/fixtures/file_chooser.py`),
+"""The GTK 4, Qt 5 and KDE Save dialogs (in-process, `tests/fixtures/file_chooser.py`),
 driven through the MCP tools with the README's recipe: the button that opens the dialog answers
 `window_opened` with its id (Qt's press showed its button pressed for 100 ms and answered
 `changed`), a full path is typed into the name field by its label, Return saves, the dialog's
@@ -23,6 +23,7 @@ def anyio_backend():
 CHOOSERS = {
     "gtk4": ("Name:", r'button "Modified"'),  # a column header, named by the label inside it
     "qt5": ("File name:", r'cell "existing\.txt"'),  # the file list
+    "kde": ("Name:", r'"existing\.txt"'),  # KDE's own dialog (the Plasma platform theme)
 }
 
 
