@@ -30,7 +30,14 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         .map(|_| u.choose(INTERFACES).map(|s| s.to_string()))
         .collect::<arbitrary::Result<_>>()?;
     let role = at::role(u.arbitrary()?, states);
-    let _ = at::states(states);
+    let toolkit_name: String = u.arbitrary()?;
+    let toolkit_version: String = u.arbitrary()?;
+    let toolkit = at::Toolkit::from_name_and_version(&toolkit_name, &toolkit_version);
+    let _ = at::states(states, toolkit);
+    let _ = at::placeholder(&std::collections::HashMap::from([(
+        "placeholder-text".to_owned(),
+        toolkit_name.clone(),
+    )]));
     let _ = at::actions(role, states, at::InterfaceSet::of(&names));
     let name: String = u.arbitrary()?;
     let _ = at::action_kind(&name);
