@@ -132,3 +132,50 @@ fn a_label_names_only_what_is_on_screen() {
         assert!(!lab.observe_all(false).await.outline.contains("pressed"));
     });
 }
+
+/// `page` is the showing document alone, numbered by itself; a window without one, or `page`
+/// with `subtree`, is refused with a code.
+#[test]
+fn page_is_the_document_alone_and_refused_where_there_is_none() {
+    const BROWSER: &str = r#"app: browser
+title: Todo - Browser
+---
+window "Todo - Browser" @0,0 400x300
+  button "Reload" @10,10 90x30
+  document "Todo" @0,50 400x250
+    button "Add" @10,60 90x30
+"#;
+    let lab = Lab::with_window(BROWSER, Point::new(100, 100));
+    let page = |subtree: Option<String>, state_id: Option<String>| {
+        block_on(lab.service.gui_state(&StateRequest {
+            window_id: lab.window.0.clone(),
+            page: true,
+            subtree,
+            state_id,
+            ..StateRequest::default()
+        }))
+    };
+    let state = page(None, None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        state.outline.contains(" e1 document \"Todo\""),
+        "{}",
+        state.outline
+    );
+    assert!(
+        state.outline.contains("  e2 button \"Add\""),
+        "{}",
+        state.outline
+    );
+    assert!(!state.outline.contains("Reload"), "{}", state.outline);
+    let err = page(Some("e2".into()), Some(state.state_id)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidArgument);
+
+    let plain = self::lab();
+    let err = block_on(plain.service.gui_state(&StateRequest {
+        window_id: plain.window.0.clone(),
+        page: true,
+        ..StateRequest::default()
+    }))
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::ElementNotFound);
+}
