@@ -667,8 +667,7 @@ impl Backend for LinuxBackend {
         }
         if entry.toolkit.reports_showing && !matches!(action, SemanticAction::ScrollIntoView) {
             // Judged live: Firefox aborted when an action reached a background tab's page.
-            let states = c.atspi.states(&obj).await?;
-            if !states.has(atspi_state::SHOWING) {
+            if !act::showing_in(&c.atspi, &obj, entry.frame()?).await? {
                 return Err(Error::new(
                     ErrorCode::ElementNotVisible,
                     "the element is no longer on screen (its tab, menu or view changed since it was observed)",

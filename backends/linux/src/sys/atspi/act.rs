@@ -5,7 +5,7 @@ use cu_core::backend::SemanticAction;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, SELECTION, TEXT, VALUE};
-use crate::translate;
+use crate::translate::{self, atspi_state};
 
 /// AT-SPI scroll type "anywhere".
 const SCROLL_ANYWHERE: u32 = 6;
@@ -164,15 +164,34 @@ async fn set_text(atspi: &Atspi, obj: &ObjRef, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// How far up [`showing_in`] looks for the window's frame.
+const MAX_ANCESTORS: usize = 64;
+
+/// Whether `obj` and every ancestor up to `frame` report `SHOWING`, read now. Firefox keeps a
+/// background tab's elements `SHOWING` for a moment after the switch while their document no
+/// longer is, and a press that reaches such a page made it abort.
+pub(crate) async fn showing_in(atspi: &Atspi, obj: &ObjRef, frame: &ObjRef) -> Result<bool> {
+    let mut current = obj.clone();
+    for _ in 0..MAX_ANCESTORS {
+        if !atspi.states(&current).await?.has(atspi_state::SHOWING) {
+            return Ok(false);
+        }
+        if &current == frame {
+            return Ok(true);
+        }
+        match atspi.parent(&current).await {
+            Some(parent) => current = parent,
+            None => return Ok(true),
+        }
+    }
+    Ok(true)
+}
+
 async fn select(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
     let (parent, index) = tokio::join!(
-        atspi.property(obj, ACCESSIBLE, "Parent"),
+        atspi.parent(obj),
         atspi.call::<_, i32>(obj, ACCESSIBLE, "GetIndexInParent", &()),
     );
-    let parent = parent
-        .ok()
-        .and_then(|v| <(String, zbus::zvariant::OwnedObjectPath)>::try_from(v).ok())
-        .map(|(bus, path)| ObjRef { bus, path });
     if let (Some(parent), Ok(index)) = (parent, index) {
         if let Ok(true) = atspi
             .call::<_, bool>(&parent, SELECTION, "SelectChild", &(index,))

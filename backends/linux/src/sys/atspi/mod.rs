@@ -243,6 +243,13 @@ impl Atspi {
         Ok(AtspiStates::from_words(&words))
     }
 
+    /// The element's parent; `None` at the top or when it cannot be read.
+    pub(crate) async fn parent(&self, obj: &ObjRef) -> Option<ObjRef> {
+        let v = self.property(obj, ACCESSIBLE, "Parent").await.ok()?;
+        let (bus, path) = <(String, OwnedObjectPath)>::try_from(v).ok()?;
+        Some(ObjRef { bus, path }).filter(|p| !p.is_null())
+    }
+
     pub(crate) async fn name(&self, obj: &ObjRef) -> Result<String> {
         let v = self.property(obj, ACCESSIBLE, "Name").await?;
         Ok(String::try_from(v).unwrap_or_default())
