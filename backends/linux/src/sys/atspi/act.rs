@@ -167,9 +167,10 @@ async fn set_text(atspi: &Atspi, obj: &ObjRef, text: &str) -> Result<()> {
 /// How far up [`showing_in`] looks for the window's frame.
 const MAX_ANCESTORS: usize = 64;
 
-/// Whether `obj` and every ancestor up to `frame` report `SHOWING`, read now. Firefox keeps a
-/// background tab's elements `SHOWING` for a moment after the switch while their document no
-/// longer is, and a press that reaches such a page made it abort.
+/// Whether `obj` and every ancestor up to its top-level (`frame`, or a popup menu's own window
+/// beside it) report `SHOWING`, read now. Firefox keeps a background tab's elements `SHOWING`
+/// for a moment after the switch while their document no longer is, and a press that reaches
+/// such a page made it abort.
 pub(crate) async fn showing_in(atspi: &Atspi, obj: &ObjRef, frame: &ObjRef) -> Result<bool> {
     let mut current = obj.clone();
     for _ in 0..MAX_ANCESTORS {
@@ -180,8 +181,9 @@ pub(crate) async fn showing_in(atspi: &Atspi, obj: &ObjRef, frame: &ObjRef) -> R
             return Ok(true);
         }
         match atspi.parent(&current).await {
-            Some(parent) => current = parent,
-            None => return Ok(true),
+            // The application itself is never SHOWING: its child is a top-level.
+            Some(parent) if parent != Atspi::app_root(&parent.bus) => current = parent,
+            _ => return Ok(true),
         }
     }
     Ok(true)
