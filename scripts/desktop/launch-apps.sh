@@ -2,8 +2,8 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk4 chooser-qt5 chooser-kde zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
+#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -20,6 +20,15 @@ run() { local key=$1; shift
   "$@" >"$STATE/log/app-$key.log" 2>&1 &
   local pid=$!
   echo "app_$key=$pid" >> "$STATE/pids"; pids+=("$pid"); echo "$key=$pid"; }
+# chromium_on KEY PAGE X,Y W,H: Chromium with its own profile on tests/fixtures/PAGE.
+chromium_on() { local key=$1 page=$2 pos=$3 size=$4
+  cp "$FIX/${page%%\?*}" "$STATE/web/"
+  run "$key" chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
+    --user-data-dir="$STATE/$key" --no-first-run --no-default-browser-check \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --disable-default-apps --disable-extensions --disable-domain-reliability \
+    --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
+    --window-size="$size" --window-position="$pos" "file://$STATE/web/$page"; }
 for a in "${APPS[@]}"; do case $a in
   gtk3)       run gtk3 gtk3-widget-factory ;;
   gtk4)       run gtk4 env GSK_RENDERER=cairo gtk4-widget-factory ;;
@@ -29,7 +38,7 @@ for a in "${APPS[@]}"; do case $a in
   crash)      run crash $PY "$FIX/crash_fixture.py" ;;
   thunar)     run thunar thunar "${THUNAR_DIR:-$STATE}" ;;  # the folder to show: THUNAR_DIR
   kcalc)      run kcalc kcalc ;;
-  chooser-gtk4|chooser-qt5|chooser-kde)  # a Save dialog in CHOOSER_DIR
+  chooser-gtk3|chooser-gtk4|chooser-qt5|chooser-kde)  # a Save dialog in CHOOSER_DIR
               run "$a" $PY "$FIX/file_chooser.py" "${a#chooser-}" "${CHOOSER_DIR:-$STATE}" ;;
   zenity-entry) run zenity-entry zenity --entry --title="Entry test" --text="Name:" ;;
   zenity)     run zenity zenity --question --title="Confirm delete" --text="Delete the file?" \
@@ -52,36 +61,17 @@ for a in "${APPS[@]}"; do case $a in
               rm -f "$STATE/ffprof-todo/lock" "$STATE/ffprof-todo/.parentlock"
               run firefox-todo firefox-esr --no-remote --new-instance --profile "$STATE/ffprof-todo" \
                 "file://$STATE/web/todo.html" "file://$STATE/web/controls.html" ;;
-  chromium-todo)
-              cp "$FIX/todo.html" "$STATE/web/todo.html"
-              run chromium-todo chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
-                --user-data-dir="$STATE/chromium-todo" --no-first-run --no-default-browser-check \
-                --disable-background-networking --disable-component-update --disable-sync \
-                --disable-default-apps --disable-extensions --disable-domain-reliability \
-                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
-                --window-size=1000,700 --window-position=220,130 "file://$STATE/web/todo.html" ;;
-  chromium)   run chromium chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
-                --user-data-dir="$STATE/chromium" --no-first-run --no-default-browser-check \
-                --disable-background-networking --disable-component-update --disable-sync \
-                --disable-default-apps --disable-extensions --disable-domain-reliability \
-                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
-                --window-size=1000,700 --window-position=200,150 "file://$STATE/web/fixture.html" ;;
-  chromium-controls)
-              cp "$FIX/controls.html" "$STATE/web/controls.html"
-              run chromium-controls chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
-                --user-data-dir="$STATE/chromium-controls" --no-first-run --no-default-browser-check \
-                --disable-background-networking --disable-component-update --disable-sync \
-                --disable-default-apps --disable-extensions --disable-domain-reliability \
-                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
-                --window-size=1000,700 --window-position=250,120 "file://$STATE/web/controls.html" ;;
-  chromium-delayed)
-              cp "$FIX/delayed.html" "$STATE/web/delayed.html"
-              run chromium-delayed chromium --no-sandbox --disable-gpu --force-renderer-accessibility \
-                --user-data-dir="$STATE/chromium-delayed" --no-first-run --no-default-browser-check \
-                --disable-background-networking --disable-component-update --disable-sync \
-                --disable-default-apps --disable-extensions --disable-domain-reliability \
-                --disable-breakpad --proxy-server=127.0.0.1:9 --password-store=basic \
-                --window-size=900,600 --window-position=220,140 "file://$STATE/web/delayed.html" ;;
+  chromium-todo)     chromium_on chromium-todo todo.html 220,130 1000,700 ;;
+  chromium)          chromium_on chromium fixture.html 200,150 1000,700 ;;
+  chromium-controls) chromium_on chromium-controls controls.html 250,120 1000,700 ;;
+  chromium-delayed)  chromium_on chromium-delayed delayed.html 220,140 900,600 ;;
+  chromium-table)    chromium_on chromium-table "big_table.html?rows=${TABLE_ROWS:-3000}" 200,100 1000,760 ;;
+  lo-calc)    # LibreOffice Calc (GTK 3) on CALC_FILE, or a new sheet. soffice.bin itself, so the pid
+              # is the app's, once a headless start made the profile (a first start restarts itself).
+              [ -d "$STATE/lo-profile" ] || soffice --headless --terminate_after_init \
+                "-env:UserInstallation=file://$STATE/lo-profile" >/dev/null 2>&1
+              run lo-calc env SAL_USE_VCLPLUGIN=gtk3 /usr/lib/libreoffice/program/soffice.bin --norestore --nologo \
+                "-env:UserInstallation=file://$STATE/lo-profile" --calc ${CALC_FILE:+"$CALC_FILE"} ;;
   outline:*)  # a profile fixture as a live GTK window: outline:claude_code/working
               key="${a//[:\/]/-}"
               run "$key" $PY "$FIX/outline_window.py" "$FIX/extract/${a#outline:}.outline"

@@ -368,6 +368,7 @@ impl Service {
             )
             .with_suggestion("Ask for a few words of the element's name, value or description."));
         }
+        let started = std::time::Instant::now();
         let window = WindowId(req.window_id.clone());
         let info = self.backend.info().await?;
         let desktop = self.issuer(&info.desktop);
@@ -428,6 +429,7 @@ impl Service {
             observed.result.image = Some(shot.info);
             observed.result.jpeg = Some(shot.jpeg);
         }
+        tracing::debug!(ms = started.elapsed().as_secs_f64() * 1000.0, "gui_state");
         Ok(observed.result)
     }
 
@@ -490,6 +492,7 @@ impl Service {
             query: req.query.clone(),
             keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
         };
+        let started = std::time::Instant::now();
         let outline = outline::render(snapshot, &outline_options);
         let mut lines = Vec::with_capacity(outline.ids.len());
         let elements: Vec<SavedElement> = outline
@@ -534,6 +537,10 @@ impl Service {
             lines,
         };
         self.views.save(&view)?;
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "rendered and saved"
+        );
         let marks = state
             .elements
             .iter()

@@ -396,9 +396,25 @@ impl Connected {
     /// The entry with fresh X11 geometry; `WINDOW_NOT_FOUND` if the window closed or its app died.
     async fn live_entry(&self, id: &WindowId) -> Result<WindowEntry> {
         let mut entry = self.entry(id).await?;
-        if let (Some(xid), InputPath::X11(x)) = (entry.xid, &self.input) {
-            let x = x.clone();
-            let xw = blocking(move || x.describe(xid)).await.map_err(|_| {
+        // The X11 geometry and the accessibility liveness are asked at once.
+        let described = async {
+            match (entry.xid, &self.input) {
+                (Some(xid), InputPath::X11(x)) => {
+                    let x = x.clone();
+                    Some(blocking(move || x.describe(xid)).await)
+                }
+                _ => None,
+            }
+        };
+        let answers = async {
+            match &entry.frame {
+                Some(frame) => self.atspi.role(frame).await.is_ok(),
+                None => true,
+            }
+        };
+        let (described, answers) = futures_util::join!(described, answers);
+        if let Some(described) = described {
+            let xw = described.map_err(|_| {
                 self.forget(id);
                 Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
             })?;
@@ -406,10 +422,7 @@ impl Connected {
             entry.info.minimized = xw.minimized;
             entry.info.title = xw.title;
         }
-        let gone = match &entry.frame {
-            Some(frame) => self.atspi.role(frame).await.is_err(),
-            None => false,
-        };
+        let gone = !answers;
         if gone {
             self.forget(id);
             return Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")));
@@ -565,6 +578,7 @@ impl Backend for LinuxBackend {
         let c = self.connected().await?;
         let started = std::time::Instant::now();
         let entry = c.live_entry(window).await?;
+        let entry_ms = started.elapsed().as_secs_f64() * 1000.0;
         let placement = entry.placement();
         let Some(frame) = entry.frame.clone() else {
             if options.subtree.is_some() {
@@ -612,6 +626,7 @@ impl Backend for LinuxBackend {
         };
         let (popups, walked) =
             futures_util::join!(popups, walk::walk(&c.atspi, root, placement, options));
+        let walk_ms = started.elapsed().as_secs_f64() * 1000.0 - entry_ms;
         let (mut nodes, truncated) = walked.map_err(|e| {
             if e.code == ErrorCode::ElementNotFound && options.subtree.is_none() {
                 Error::new(
@@ -642,6 +657,13 @@ impl Backend for LinuxBackend {
             )
             .await;
         }
+        tracing::debug!(
+            entry_ms,
+            walk_ms,
+            total_ms = started.elapsed().as_secs_f64() * 1000.0,
+            nodes = nodes.len(),
+            "snapshot"
+        );
         Ok(Snapshot::new(
             entry.info,
             c.desktop.clone(),
