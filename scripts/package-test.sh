@@ -26,6 +26,9 @@ LINUX_BIN="$RELEASE_DIR/mcp-computer-use-$VERSION-x86_64-unknown-linux-gnu/mcp-c
 [ "$("$LINUX_BIN" --version)" = "mcp-computer-use $VERSION" ] || fail "the Linux release binary's --version"
 file "$LINUX_BIN" | grep -q 'stripped' && ! file "$LINUX_BIN" | grep -q 'not stripped' \
   || fail "the Linux release binary is not stripped: $(file "$LINUX_BIN")"
+# The size users download and keep: under 25 MB stripped (issue 22's budget).
+size=$(stat -c %s "$LINUX_BIN")
+[ "$size" -lt 25000000 ] || fail "the Linux release binary is $size bytes, over the 25 MB budget"
 
 # The Windows .exe under Wine: it starts, knows its version, and its health report is JSON that
 # names what is missing (Wine has no UI Automation: GUI_UNAVAILABLE).

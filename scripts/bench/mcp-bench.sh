@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 #! gui_state through MCP (the official Python SDK against the release binary, timed from the
-#! client) beside a pyatspi walk of the same window in the same run, on the fixture apps.
+#! client) beside a pyatspi walk of the same window in the same run, on the fixture apps and the
+#! real ones (Firefox, Thunar, kcalc). LibreOffice Calc's sheet has no end to walk: it is in
+#! scripts/bench/bigtree-bench.sh, with the other big trees, at the default outline.
 #! Prints a table with the ratio, then the fixed cost of a call. The in-process walk alone is
 #! scripts/bench/snapshot-bench.sh.
 # Usage: scripts/bench/mcp-bench.sh [REPS]   (starts and stops its own desktop on :62)
@@ -11,7 +13,7 @@ REPS="${1:-5}"; N=62
 BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
 PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
 bench_desktop $N
-APPS=(qt6 calc gtk3 mousepad chromium)
+APPS=(qt6 qt5 calc gtk3 gtk4 mousepad featherpad chromium firefox thunar kcalc)
 bench_launch "${APPS[@]}"
 export MCP_CU_SESSIONS_DIR="$(mktemp -d)" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MODEL=none
 args=()
