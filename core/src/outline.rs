@@ -126,7 +126,7 @@ fn listed(node: &Node, shown_name: &str, view: &View, check_bounds: bool) -> boo
     if node.grid.is_some() {
         return true;
     }
-    if is_blank_cell(node) {
+    if is_blank_cell(node) || is_marker(node) {
         return false;
     }
     let value = node.value.as_deref().unwrap_or_default().trim();
@@ -411,15 +411,27 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
             }
         }
     }
-    // A list bullet ("• ") names nothing a user would say.
-    let is_bullet = node
-        .name
-        .chars()
-        .all(|c| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣'));
-    if !is_bullet || !node.role.is_interactive() {
+    // A list bullet ("• ") names nothing a user would say; an unnamed list item is known by
+    // the one label it holds (a web page's `<li>one</li>`: its marker "•" and its text "one").
+    if !is_bullet(&node.name) || !node.role.is_interactive() {
         return node.name.trim().to_owned();
     }
     label_inside(snapshot, node).unwrap_or_default()
+}
+
+/// Whether a text is only a list marker ("•", "◦ "), or nothing at all.
+fn is_bullet(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_whitespace() || matches!(c, '•' | '◦' | '▪' | '‣' | '■' | '□' | '○' | '●'))
+}
+
+/// A text element that only shows a list item's marker: the browsers' "•" before each item.
+fn is_marker(node: &Node) -> bool {
+    node.role.is_text()
+        && node.children.is_empty()
+        && !node.name.trim().is_empty()
+        && is_bullet(&node.name)
+        && node.value.as_deref().is_none_or(is_bullet)
 }
 
 /// The one label a control holds, directly or inside unnamed structure (GTK 4's column header
@@ -432,7 +444,7 @@ fn label_inside(snapshot: &Snapshot, node: &Node) -> Option<String> {
             continue;
         };
         let name = child.name.trim();
-        if child.role == Role::Label && !name.is_empty() {
+        if child.role == Role::Label && !name.is_empty() && !is_marker(child) {
             if found.is_some() {
                 return None;
             }
@@ -517,7 +529,12 @@ fn body(node: &Node, name: &str, bounds: bool) -> String {
             let _ = write!(text, " @{},{}", c.x, c.y);
         }
     }
-    for state in SHOWN_STATES.iter().filter(|s| node.states.contains(**s)) {
+    // Text is read-only by nature: the state says something only of what could be edited.
+    let shown = |s: &State| !(node.role.is_text() && *s == State::ReadOnly);
+    for state in SHOWN_STATES
+        .iter()
+        .filter(|s| node.states.contains(**s) && shown(s))
+    {
         let _ = write!(text, " {}", state.as_str());
     }
     if let Some(g) = node.grid {
@@ -651,6 +668,41 @@ mod tests {
             out.text
         );
         assert_eq!(out.text.matches(" cell").count(), 1, "{}", out.text);
+    }
+
+    /// A web page's list took three lines an item (`list_item`, its marker label "•", its text
+    /// label "one"), and a label said `read_only`, which all text is: one line an item, named.
+    #[test]
+    fn regression_a_web_list_item_is_one_line_named_by_its_text_without_its_marker() {
+        let mut snapshot = calculator();
+        snapshot.nodes[0].children.push(6);
+        snapshot.nodes.push(node(Role::Group, "", Some(0), &[7]));
+        snapshot
+            .nodes
+            .push(node(Role::ListItem, "", Some(6), &[8, 9]));
+        snapshot.nodes.push(node(Role::Label, "•", Some(7), &[]));
+        let mut text = node(Role::Label, "one", Some(7), &[]);
+        text.states = StateSet::EMPTY.with(State::ReadOnly);
+        snapshot.nodes.push(text);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains(" list_item \"one\" @2,4\n"),
+            "{}",
+            out.text
+        );
+        assert!(!out.text.contains('•'), "{}", out.text);
+        assert_eq!(out.text.matches("\"one\"").count(), 1, "{}", out.text);
+        // A read-only field still says so.
+        let mut field = node(Role::TextInput, "Total", Some(0), &[]);
+        field.states = StateSet::EMPTY.with(State::ReadOnly);
+        snapshot.nodes[0].children.push(10);
+        snapshot.nodes.push(field);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains("text_input \"Total\" @2,4 read_only"),
+            "{}",
+            out.text
+        );
     }
 
     /// GTK 4's file chooser listed its column headers as unnamed buttons over their labels
