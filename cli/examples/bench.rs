@@ -158,17 +158,20 @@ async fn main() -> anyhow::Result<()> {
                     None => (spec.as_str(), None),
                 };
                 let id = id.into();
-                let full = backend.snapshot(&id, &SnapshotOptions::default()).await?;
                 let snap = match document {
-                    None => full,
+                    None => backend.snapshot(&id, &SnapshotOptions::default()).await?,
                     Some(title) => {
-                        let doc = full
-                            .nodes
-                            .iter()
-                            .find(|n| n.role == cu_core::role::Role::Document && n.name == title)
-                            .ok_or_else(|| anyhow::anyhow!("no document {title:?}"))?;
-                        let options = SnapshotOptions { subtree: Some(doc.identity.clone()), ..SnapshotOptions::default() };
-                        backend.snapshot(&id, &options).await?
+                        // The showing page, as gui_state(page=true) gives it, once the window
+                        // shows the page of that title (a page still loading is polled).
+                        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+                        loop {
+                            let full = backend.snapshot(&id, &SnapshotOptions::default()).await?;
+                            match full.page().filter(|_| full.window.title.starts_with(title)) {
+                                Some(page) => break page,
+                                None if std::time::Instant::now() > deadline => anyhow::bail!("no page {title:?} shown within 30 s"),
+                                None => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+                            }
+                        }
                     }
                 };
                 let outline = cu_core::outline::render(&snap, &cu_core::outline::OutlineOptions::default());

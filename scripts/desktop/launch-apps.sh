@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -66,6 +66,7 @@ for a in "${APPS[@]}"; do case $a in
   chromium-controls) chromium_on chromium-controls controls.html 250,120 1000,700 ;;
   chromium-delayed)  chromium_on chromium-delayed delayed.html 220,140 900,600 ;;
   chromium-table)    chromium_on chromium-table "big_table.html?rows=${TABLE_ROWS:-3000}" 200,100 1000,760 ;;
+  chromium-page:*)   chromium_on "$a" "${a#chromium-page:}" 230,110 1000,760 ;;  # any tests/fixtures page
   lo-calc)    # LibreOffice Calc (GTK 3) on CALC_FILE, or a new sheet. soffice.bin itself, so the pid
               # is the app's, once a headless start made the profile (a first start restarts itself).
               [ -d "$STATE/lo-profile" ] || soffice --headless --terminate_after_init \
