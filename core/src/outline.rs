@@ -350,6 +350,12 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     if snapshot.window.no_tree {
         let _ = writeln!(out.text, "… this window exposes no accessibility tree: see it with screenshot=true; a press by coordinates asks for confirmation (the gate cannot see what it touches)");
     }
+    let empty_page = snapshot.nodes.iter().any(|n| {
+        n.role == Role::Document && n.children.is_empty() && !n.states.contains(State::Offscreen)
+    });
+    if empty_page {
+        let _ = writeln!(out.text, "… the page on screen exposes no elements (still loading, or the browser has not built its accessibility tree): observe again, or see it with screenshot=true");
+    }
     if hidden > 0 && query.is_none() {
         let _ = writeln!(out.text, "… {hidden} elements not on screen (closed menus, hidden tabs, scrolled out of view) not listed; all=true lists them");
     }
@@ -703,6 +709,25 @@ mod tests {
             "{}",
             out.text
         );
+    }
+
+    /// Chromium showed a page whose document had no children (pyatspi saw none either): the
+    /// answer listed nothing and did not say why.
+    #[test]
+    fn regression_an_empty_page_on_screen_is_said_not_silent() {
+        let mut snapshot = calculator();
+        snapshot.nodes[0].children.push(6);
+        snapshot.nodes.push(node(Role::Document, "", Some(0), &[]));
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(
+            out.text.contains("the page on screen exposes no elements"),
+            "{}",
+            out.text
+        );
+        // A background tab's empty document is no page on screen.
+        snapshot.nodes[6].states = StateSet::EMPTY.with(State::Offscreen);
+        let out = render(&snapshot, &OutlineOptions::default());
+        assert!(!out.text.contains("exposes no elements"), "{}", out.text);
     }
 
     /// GTK 4's file chooser listed its column headers as unnamed buttons over their labels
