@@ -101,12 +101,8 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// effect (a click on a field moves the focus first, then what it does follows).
 const FOCUS_QUIET: Duration = Duration::from_millis(150);
 
-/// How often a window without change events is read again while an effect is watched.
+/// How often the window is read again while an effect is watched.
 const POLL: Duration = Duration::from_millis(25);
-
-/// How long the effect watch waits for a change event before it reads the window anyway (a
-/// toolkit may change what the fingerprint covers without an event).
-const EVENT_FALLBACK: Duration = Duration::from_millis(100);
 
 /// A window that appeared while a step's effect was watched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -523,9 +519,6 @@ impl Service {
         let moved =
             |now: Option<Fingerprint>| before.zip(now).is_some_and(|(b, n)| b.focus != n.focus);
         let (mut last, mut still_since) = (None, Instant::now());
-        // Subscribed before the first read: a change after it wakes the next read at once, and
-        // a change before it is what the first read sees. Without events, the window is polled.
-        let mut events = self.backend.watch(window).await.ok();
         loop {
             let read = self.read_window(window).await;
             let listed = self.backend.list_windows().await.ok();
@@ -603,16 +596,7 @@ impl Service {
                     app_exited: false,
                 };
             }
-            let left = limit.saturating_sub(started.elapsed());
-            match events.as_mut() {
-                Some(watch) => {
-                    if watch.changed(EVENT_FALLBACK.min(left)).await {
-                        // The rest of a burst lands before the window is read again.
-                        tokio::time::sleep(super::wait::EVENT_SETTLE.min(left)).await;
-                    }
-                }
-                None => tokio::time::sleep(POLL.min(left)).await,
-            }
+            tokio::time::sleep(POLL.min(limit.saturating_sub(started.elapsed()))).await;
         }
     }
 }
