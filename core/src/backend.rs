@@ -418,6 +418,44 @@ pub trait Watch: Send {
     /// Waits up to `within` for a change reported since the subscription or the last call;
     /// `false` when none came. Several events that came together count once.
     async fn changed(&mut self, within: std::time::Duration) -> bool;
+
+    /// Waits up to `within` for the next event that says the watched window itself changed
+    /// (events of the application's other windows, and of geometry or the caret alone, are
+    /// passed over) and tells what it said; `Ok(None)` when none came. `NOT_SUPPORTED` (the
+    /// default): this watch cannot tell events apart, and the caller compares observations.
+    async fn seen(&mut self, _within: std::time::Duration) -> Result<Option<Seen>> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this watch does not tell what an event changed",
+        ))
+    }
+
+    /// Forgets the events received so far: those that came before an input are not its effect.
+    fn clear(&mut self) {}
+
+    /// Waits (up to `within`) until the window's application has handled what it was sent
+    /// before now, by one round trip to it on the path its events take; its events sent
+    /// meanwhile are then queued. An application busy building a dialog answers only once it
+    /// is built. `false` where this watch cannot (the default) or the app did not answer.
+    async fn settle(&mut self, _within: std::time::Duration) -> bool {
+        false
+    }
+}
+
+/// What one of a window's change events said ([`Watch::seen`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Seen {
+    /// Something the window shows changed: a name, a value, a state, text, or its children.
+    Content,
+    /// Which element has focus changed (and nothing else, as far as this event says).
+    Focus,
+    /// Another window of the application was created or activated (the listing of windows
+    /// shows it soon).
+    NewWindow,
+    /// Something changed outside the window, in the same application (another window, or
+    /// elements not placed in a window yet): the app is still at work.
+    Elsewhere,
 }
 
 /// The backend used when no adapter is compiled in, or none can reach a desktop.

@@ -268,21 +268,23 @@ impl Service {
         // probes); each later one is what the previous effect check saw last.
         sender.want_baseline();
         let mut before = None;
+        // Subscribed before the first input, so no effect's event is missed.
+        let mut events = if plans.iter().any(watched) {
+            self.effect_events(&window).await
+        } else {
+            None
+        };
         for (step, plan) in plans.iter().enumerate() {
             sender.begin_step(step, &req.actions[step].kind);
-            let watched = !matches!(
-                plan,
-                Plan::Wait { .. }
-                    | Plan::Point {
-                        kind: Kind::Move,
-                        ..
-                    }
-            );
+            let watched = watched(plan);
             let windows = if watched {
                 self.windows_before(&window).await
             } else {
                 None
             };
+            if let Some(events) = events.as_mut() {
+                events.before_input();
+            }
             let how = match self.run(&mut sender, &state, plan).await {
                 Ok(how) => how,
                 Err(e) => {
@@ -298,7 +300,7 @@ impl Service {
                     before = fresh;
                 }
                 let seen = self
-                    .observe_effect(&window, before.as_ref(), windows.as_ref())
+                    .observe_effect(&window, before.as_ref(), windows.as_ref(), events.as_mut())
                     .await;
                 before = seen.fingerprint;
                 (seen.effect, seen.opened, seen.app_exited)
@@ -734,4 +736,16 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) ->
             ),
         )),
     }
+}
+
+/// Whether a step's effect is watched (not a pause, not a pointer move).
+fn watched(plan: &Plan) -> bool {
+    !matches!(
+        plan,
+        Plan::Wait { .. }
+            | Plan::Point {
+                kind: Kind::Move,
+                ..
+            }
+    )
 }

@@ -159,10 +159,11 @@ fn regression_a_window_unreadable_for_a_moment_is_not_closed() {
     let lab = lab();
     lab.backend
         .fail_next(Call::Snapshot, ErrorCode::WindowNotFound);
-    let seen = block_on(
-        lab.service
-            .observe_effect(&lab.window, Some(&Fingerprint::STALE), None),
-    );
+    let seen =
+        block_on(
+            lab.service
+                .observe_effect(&lab.window, Some(&Fingerprint::STALE), None, None),
+        );
     assert_eq!(seen.effect, Effect::Changed);
     let step = block_on(lab.click_by_id("Close"));
     assert_eq!(
@@ -279,4 +280,43 @@ fn regression_a_focus_move_alone_is_focus_moved_not_changed() {
     }))
     .unwrap();
     assert_eq!(answer.results[0].effect, Effect::FocusMoved);
+}
+
+/// The lab with watches that tell events apart, as the AT-SPI backend's do.
+fn typed_lab() -> Lab {
+    let lab = lab();
+    let _typed = lab.backend.clone().with_typed_events();
+    lab
+}
+
+#[test]
+fn regression_effects_were_watched_by_reading_the_whole_window_again_and_again() {
+    // LibreOffice Calc: every read of a sheet took 450 ms, and a key cost four of them.
+    let (polled, typed) = (lab(), typed_lab());
+    let reads = |lab: &Lab, name: &str| {
+        let before = lab.backend.snapshots();
+        let step = block_on(lab.click_by_id(name));
+        (step.effect, lab.backend.snapshots() - before)
+    };
+    let (effect, polled_reads) = reads(&polled, "Bold");
+    assert_eq!(effect, Effect::Changed);
+    let (effect, typed_reads) = reads(&typed, "Bold");
+    assert_eq!(effect, Effect::Changed);
+    // gui_state's read, the gate's read of the element, the baseline right before the input;
+    // the effect is the event's.
+    assert_eq!(typed_reads, 3, "polled: {polled_reads}");
+    assert!(polled_reads > typed_reads, "{polled_reads} reads when polled");
+}
+
+#[test]
+fn effects_from_events_open_close_and_nothing() {
+    let lab = typed_lab();
+    let step = block_on(lab.click_by_id("Save As…"));
+    assert_eq!(step.effect, Effect::WindowOpened);
+    assert_eq!(step.opened.map(|o| o.title).as_deref(), Some("Save As"));
+    // No event: the window is read once and compared with the baseline.
+    let lab = typed_lab();
+    assert_eq!(block_on(lab.click_by_label("Nothing")).effect, Effect::NoChange);
+    let lab = typed_lab();
+    assert_eq!(block_on(lab.click_by_id("Close")).effect, Effect::WindowClosed);
 }

@@ -317,6 +317,8 @@ impl Service {
             sender.preapproved(step, &by.1, Some(by.0.clone()));
         }
         let windows = self.windows_before(&window.id).await;
+        // Subscribed before the input, so no effect's event is missed.
+        let mut events = self.effect_events(&window.id).await;
         let via = self
             .run(&mut sender, &state, &plan)
             .await
@@ -324,7 +326,12 @@ impl Service {
         let before = sender.baseline().unwrap_or(before);
         let approved_by = sender.approved_by().map(str::to_owned);
         let seen = self
-            .observe_effect(&window.id, before.as_ref(), windows.as_ref())
+            .observe_effect(
+                &window.id,
+                before.as_ref(),
+                windows.as_ref(),
+                events.as_mut(),
+            )
             .await;
         Ok(ClickStep {
             step,

@@ -24,6 +24,7 @@ mod clipboard;
 #[cfg(test)]
 mod clipboard_tests;
 mod desktop;
+mod effect_events;
 #[cfg(test)]
 mod effect_tests;
 #[cfg(test)]

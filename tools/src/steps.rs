@@ -99,10 +99,10 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// How long a window must stay still after its focus moved before that is reported as the step's
 /// effect (a click on a field moves the focus first, then what it does follows).
-const FOCUS_QUIET: Duration = Duration::from_millis(150);
+pub(super) const FOCUS_QUIET: Duration = Duration::from_millis(150);
 
 /// How often the window is read again while an effect is watched.
-const POLL: Duration = Duration::from_millis(25);
+pub(super) const POLL: Duration = Duration::from_millis(25);
 
 /// A window that appeared while a step's effect was watched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -402,12 +402,8 @@ impl Service {
         }
     }
 
+    /// The window's fingerprint (`NOT_SUPPORTED` when it exposes no tree to compare).
     pub(super) async fn fingerprint(&self, window: &WindowId) -> Result<Fingerprint> {
-        self.read_window(window).await.map(|(hash, _)| hash)
-    }
-
-    /// The window's fingerprint, and whether it is a dialog (its root is a dialog or an alert).
-    async fn read_window(&self, window: &WindowId) -> Result<(Fingerprint, bool)> {
         let options = SnapshotOptions {
             time_budget_ms: 1500,
             ..SnapshotOptions::default()
@@ -420,11 +416,7 @@ impl Service {
                 "the window exposes no accessibility tree to compare",
             ));
         }
-        let dialog = snapshot
-            .nodes
-            .first()
-            .is_some_and(|root| matches!(root.role, Role::Dialog | Role::Alert));
-        Ok((Fingerprint::of(&snapshot), dialog))
+        Ok(Fingerprint::of(&snapshot))
     }
 
     /// Brings the window forward before synthetic input and waits for it to be focused and its
@@ -478,7 +470,7 @@ impl Service {
 
     /// Whether a closed window's application ended with it: it has no window left and its
     /// process has ended (within [`EXIT_GRACE`]).
-    async fn app_exited(
+    pub(super) async fn app_exited(
         &self,
         windows: Option<&WindowsBefore>,
         listed: Option<&[WindowInfo]>,
@@ -507,12 +499,24 @@ impl Service {
     /// (its buttons show pressed a moment before they close it). The windows are listed after
     /// the window is read, so a dialog that took focus from its parent (the change seen) is
     /// listed by then, and a window is closed only when it is also no longer listed.
+    ///
+    /// With `events` (the call's subscription), the window's events answer instead
+    /// ([`Service::observe_by_events`]); polling is what is left where they cannot.
     pub(super) async fn observe_effect(
         &self,
         window: &WindowId,
         before: Option<&Fingerprint>,
         windows: Option<&WindowsBefore>,
+        events: Option<&mut super::effect_events::Events>,
     ) -> Observed {
+        if let Some(events) = events {
+            if let Some(seen) = self
+                .observe_by_events(window, before, windows, events)
+                .await
+            {
+                return seen;
+            }
+        }
         let started = Instant::now();
         let differs =
             |now: Option<Fingerprint>| before.zip(now).is_some_and(|(b, n)| b.content != n.content);
@@ -520,7 +524,7 @@ impl Service {
             |now: Option<Fingerprint>| before.zip(now).is_some_and(|(b, n)| b.focus != n.focus);
         let (mut last, mut still_since) = (None, Instant::now());
         loop {
-            let read = self.read_window(window).await;
+            let read = self.fingerprint(window).await;
             let listed = self.backend.list_windows().await.ok();
             // A window that cannot be read for a moment while a dialog opens is not closed:
             // gone means unreadable and no longer listed.
@@ -528,10 +532,8 @@ impl Service {
                 && listed
                     .as_ref()
                     .is_none_or(|all| all.iter().all(|w| &w.id != window));
-            let (now, dialog) = match read {
-                Ok((hash, dialog)) => (Some(hash), dialog),
-                Err(_) => (None, false),
-            };
+            let now = read.ok();
+            let dialog = now.is_some_and(|f| f.dialog);
             // GTK 4 gives a dialog's root no dialog role: a window of an app that has another
             // window is waited on like one (its Return changes a field, then closes it).
             let dialog = dialog
@@ -609,6 +611,8 @@ pub(super) struct Fingerprint {
     content: u64,
     /// Which elements have focus.
     focus: u64,
+    /// The window is a dialog (its root is a dialog or an alert).
+    pub(super) dialog: bool,
 }
 
 impl Fingerprint {
@@ -617,7 +621,19 @@ impl Fingerprint {
     pub(super) const STALE: Fingerprint = Fingerprint {
         content: 1,
         focus: 1,
+        dialog: false,
     };
+
+    /// What changed from `before` to this one, as one effect.
+    pub(super) fn effect_since(&self, before: &Fingerprint) -> Effect {
+        if self.content != before.content {
+            Effect::Changed
+        } else if self.focus != before.focus {
+            Effect::FocusMoved
+        } else {
+            Effect::NoChange
+        }
+    }
 
     /// Builds one from a snapshot.
     pub(super) fn of(snapshot: &Snapshot) -> Fingerprint {
@@ -639,6 +655,10 @@ impl Fingerprint {
         Fingerprint {
             content: content.finish(),
             focus: focus.finish(),
+            dialog: snapshot
+                .nodes
+                .first()
+                .is_some_and(|root| matches!(root.role, Role::Dialog | Role::Alert)),
         }
     }
 }

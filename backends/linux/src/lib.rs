@@ -12,6 +12,8 @@
 //!   parsing pure and tested everywhere; the discovery Linux only).
 //! - [`misplaced`]: pure: LibreOffice's content pane reported a menu bar too high, moved to
 //!   where it is drawn.
+//! - [`events`]: pure: what an AT-SPI change event says a window shows differently (its
+//!   content, or only its focus), for the effect watch.
 //! - [`frame`]: pure: where a window sits in a ScreenCast stream's frame (the portal path).
 //! - `sys/` (Linux only): the glue, as `uia/` and `ax/` are for the other adapters: `atspi/`
 //!   (one tree layer over the accessibility bus), `x11.rs` (X11 input and capture), `portal.rs`
@@ -21,6 +23,7 @@
 //!
 //! On other targets the crate compiles to the pure modules only.
 
+pub mod events;
 pub mod frame;
 pub mod keys;
 pub mod listing;

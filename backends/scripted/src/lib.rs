@@ -15,7 +15,9 @@
 //! - hit tests and the focused element are answered from the live tree.
 //!
 //! Every call that changes something is recorded ([`Event`]); presses are listed by
-//! [`Scripted::presses`]. A test can script the world: rename an element, move a window, open a
+//! [`Scripted::presses`]; snapshots are counted ([`Scripted::snapshots`]). A watch wakes on any
+//! change; with [`Scripted::with_typed_events`] it also tells them apart the way AT-SPI events
+//! do (the window's content, its focus, a new window, another window). A test can script the world: rename an element, move a window, open a
 //! window when a button is pressed, or make the next call of a kind fail.
 
 use std::collections::HashMap;
@@ -24,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
-    Watch, WindowChange, WindowImage,
+    Seen, Watch, WindowChange, WindowImage,
 };
 use cu_core::element::{
     ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State,
@@ -104,6 +106,10 @@ struct World {
     clipboard: String,
     /// Processes ended by [`Reaction::Exit`].
     ended: std::collections::HashSet<u32>,
+    /// Snapshots taken.
+    snapshots: usize,
+    /// Watches tell changes apart ([`Scripted::with_typed_events`]).
+    typed_events: bool,
 }
 
 /// The scripted backend; cheap to clone (shared world).
@@ -136,6 +142,102 @@ impl Watch for WorldWatch {
     }
 }
 
+/// A watch that tells changes apart, as AT-SPI events do: it compares what the watched window
+/// shows (content and focus) and which windows exist with what it saw last, at each change.
+struct TypedWatch {
+    world: Arc<Mutex<World>>,
+    changes: tokio::sync::watch::Receiver<u64>,
+    window: WindowId,
+    last: Look,
+}
+
+/// What a typed watch saw last.
+#[derive(Clone, PartialEq, Eq)]
+struct Look {
+    content: String,
+    focus: Option<usize>,
+    windows: Vec<WindowId>,
+}
+
+impl Look {
+    fn of(world: &Arc<Mutex<World>>, window: &WindowId) -> Look {
+        let w = match world.lock() {
+            Ok(w) => w,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let win = w.windows.iter().find(|x| &x.info.id == window);
+        Look {
+            content: win
+                .map(|x| {
+                    x.nodes
+                        .iter()
+                        .map(|n| {
+                            format!(
+                                "{:?}{:?}{:?}{:?}",
+                                n.role,
+                                n.name,
+                                n.value,
+                                n.states.without(State::Focused)
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            focus: win.and_then(|x| x.focus),
+            windows: w.windows.iter().map(|x| x.info.id.clone()).collect(),
+        }
+    }
+
+    /// What changed from `before` to this look, as one event would say it.
+    fn since(&self, before: &Look) -> Option<Seen> {
+        if self.content != before.content {
+            Some(Seen::Content)
+        } else if self.focus != before.focus {
+            Some(Seen::Focus)
+        } else if self.windows.iter().any(|w| !before.windows.contains(w)) {
+            Some(Seen::NewWindow)
+        } else if self.windows != before.windows {
+            Some(Seen::Elsewhere)
+        } else {
+            None
+        }
+    }
+}
+
+#[async_trait]
+impl Watch for TypedWatch {
+    async fn changed(&mut self, within: std::time::Duration) -> bool {
+        matches!(
+            tokio::time::timeout(within, self.changes.changed()).await,
+            Ok(Ok(()))
+        )
+    }
+
+    async fn seen(&mut self, within: std::time::Duration) -> Result<Option<Seen>> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let now = Look::of(&self.world, &self.window);
+            let seen = now.since(&self.last);
+            self.last = now;
+            if seen.is_some() {
+                return Ok(seen);
+            }
+            match tokio::time::timeout_at(deadline, self.changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.last = Look::of(&self.world, &self.window);
+    }
+
+    async fn settle(&mut self, _within: std::time::Duration) -> bool {
+        true
+    }
+}
+
 /// The name [`Scripted::on_press`] reacts to when a window is asked to close (`gui_window`
 /// close): `Reaction::Open` opens a "Save changes?" dialog instead of closing.
 pub const CLOSE_REQUEST: &str = "(close request)";
@@ -162,6 +264,18 @@ impl Scripted {
         let snapshot = outline_fixture::parse(fixture)?;
         let mut w = self.world();
         Ok(w.add(snapshot, origin))
+    }
+
+    /// Watches tell changes apart ([`Watch::seen`]), as the AT-SPI backend's do; without this,
+    /// they only wake (and effects are watched by reading the window again).
+    pub fn with_typed_events(self) -> Scripted {
+        self.world().typed_events = true;
+        self
+    }
+
+    /// How many snapshots were taken.
+    pub fn snapshots(&self) -> usize {
+        self.world().snapshots
     }
 
     /// Renames the first element named `from`.
@@ -599,6 +713,7 @@ impl Backend for Scripted {
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
         let mut w = self.world();
         w.fail(Call::Snapshot)?;
+        w.snapshots += 1;
         let win = w.window(window)?;
         let root = match &options.subtree {
             Some(id) => {
@@ -762,8 +877,16 @@ impl Backend for Scripted {
         Ok(())
     }
 
-    async fn watch(&self, _window: &WindowId) -> Result<Box<dyn Watch>> {
-        Ok(Box::new(WorldWatch(self.changes.subscribe())))
+    async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
+        if !self.world().typed_events {
+            return Ok(Box::new(WorldWatch(self.changes.subscribe())));
+        }
+        Ok(Box::new(TypedWatch {
+            world: self.world.clone(),
+            changes: self.changes.subscribe(),
+            window: window.clone(),
+            last: Look::of(&self.world, window),
+        }))
     }
 
     async fn change_window(&self, window: &WindowId, change: &WindowChange) -> Result<()> {

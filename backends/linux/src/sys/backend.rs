@@ -20,7 +20,7 @@ use crate::keys;
 use crate::listing;
 use crate::session_env::SessionEnv;
 use crate::sys::atspi::popups;
-use crate::sys::atspi::walk::{self, Placement};
+use crate::sys::atspi::walk::{self, Placement, Walked};
 use crate::sys::atspi::{act, probe, Atspi, ObjRef};
 use crate::sys::x11::{XWindow, X11};
 use crate::translate::{atspi_role, atspi_state, Toolkit};
@@ -48,9 +48,8 @@ struct Connected {
     /// Windows a full walk has seen, with their content pane if it is reported a menu bar too
     /// high (LibreOffice).
     misplaced: Mutex<HashMap<WindowId, Option<Arc<misplaced::Wrong>>>>,
-    /// Windows a full walk has seen, and whether they hold a table too large to read whole
-    /// (then their focused element is not looked for through `Collection`).
-    grids: Mutex<HashMap<WindowId, bool>>,
+    /// What the last full walk of each window saw.
+    walked: Mutex<HashMap<WindowId, Arc<Walked>>>,
 }
 
 /// The path raw input and capture take: chosen once, at connection, by the session type.
@@ -167,6 +166,7 @@ impl Connected {
             x_prop
         })
         .await?;
+        atspi.track_focus().await;
         let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
         let display = env
             .display
@@ -186,8 +186,13 @@ impl Connected {
             desktop,
             windows: Mutex::new(HashMap::new()),
             misplaced: Mutex::new(HashMap::new()),
-            grids: Mutex::new(HashMap::new()),
+            walked: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// What the last full walk of `window` saw.
+    fn walked(&self, window: &WindowId) -> Option<Arc<Walked>> {
+        self.walked.lock().ok()?.get(window).cloned()
     }
 
     fn x11(&self) -> Result<Arc<X11>> {
@@ -281,7 +286,7 @@ impl Connected {
         if let Ok(mut seen) = self.misplaced.lock() {
             seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
         }
-        if let Ok(mut seen) = self.grids.lock() {
+        if let Ok(mut seen) = self.walked.lock() {
             seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
         }
         if let Ok(mut map) = self.windows.lock() {
@@ -644,8 +649,16 @@ impl Backend for LinuxBackend {
             }
         }
         if options.subtree.is_none() {
-            if let Ok(mut grids) = c.grids.lock() {
-                grids.insert(window.clone(), nodes.iter().any(|n| n.grid.is_some()));
+            let walked = Walked {
+                grid: nodes.iter().any(|n| n.grid.is_some()),
+                paths: nodes
+                    .iter()
+                    .filter_map(|n| n.identity.0.split_once('|'))
+                    .map(|(_, path)| path.to_owned())
+                    .collect(),
+            };
+            if let Ok(mut seen) = c.walked.lock() {
+                seen.insert(window.clone(), Arc::new(walked));
             }
         }
         if let Some(window_bounds) = entry.info.bounds {
@@ -836,17 +849,32 @@ impl Backend for LinuxBackend {
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;
-        let known = c.grids.lock().ok().and_then(|g| g.get(window).copied());
+        let frame = entry.frame()?;
+        if let Some(remembered) = c.atspi.focus.of(&frame.bus) {
+            let walked = c.walked(window);
+            let found = probe::remembered_focus(
+                &c.atspi,
+                frame,
+                entry.placement(),
+                &remembered,
+                walked.as_deref(),
+            )
+            .await;
+            if let Some(probe) = found {
+                return Ok(probe);
+            }
+            tracing::debug!(
+                ?remembered,
+                "the remembered focus is not confirmed: searching"
+            );
+        }
+        let known = c.walked(window).map(|w| w.grid);
         let holds_grid = match known {
             Some(holds) => holds,
             None => {
                 // A window not walked yet is walked once to find out.
                 self.snapshot(window, &SnapshotOptions::default()).await?;
-                c.grids
-                    .lock()
-                    .ok()
-                    .and_then(|g| g.get(window).copied())
-                    .unwrap_or(true)
+                c.walked(window).is_none_or(|w| w.grid)
             }
         };
         let search = if holds_grid {
@@ -880,7 +908,13 @@ impl Backend for LinuxBackend {
     async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
         let c = self.connected().await?;
         let entry = c.entry(window).await?;
-        Ok(Box::new(c.atspi.watch(&entry.frame()?.bus).await?))
+        let walked = {
+            let (c, window) = (c.clone(), window.clone());
+            Box::new(move || c.walked(&window)) as Box<dyn Fn() -> Option<Arc<Walked>> + Send>
+        };
+        Ok(Box::new(
+            c.atspi.watch_window(entry.frame()?, walked).await?,
+        ))
     }
 
     async fn read_clipboard(&self) -> Result<String> {

@@ -3,61 +3,254 @@
 //! `window:` events (atk-bridge apps emit only when someone listens); each wait then subscribes
 //! to the application's signals on the accessibility bus for as long as it waits (the
 //! [`EventWatch`] it holds), so a change made while the window is being read is not missed.
+//!
+//! A watch scoped to a window also tells its events apart ([`Watch::seen`]): what an event says
+//! is [`crate::events::seen`], and whether its element sits in the window is asked of the tree
+//! once per element (its parents, up to the window's frame or another top-level), so an effect
+//! is answered by the event itself instead of by reading the whole window again.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use futures_util::{FutureExt as _, StreamExt as _};
+use futures_util::StreamExt as _;
 use zbus::message::Type as MessageType;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 use zbus::{MatchRule, MessageStream};
 
-use super::Atspi;
-use cu_core::backend::Watch;
+use super::walk::Walked;
+use super::{Atspi, ObjRef};
+use cu_core::backend::{Seen, Watch};
 use cu_core::{Error, ErrorCode, Result};
 
-/// How many signals wait in a watch's queue; a burst beyond it only drops wake-ups that one
-/// already queued stands for.
-const QUEUE: usize = 256;
+/// How many signals wait on the connection for a watch's reader task (which takes them at once).
+const QUEUE: usize = 1024;
 
-/// The event kinds registered with the registry.
-const EVENTS: [&str; 2] = ["object:", "window:"];
+/// The event kinds registered with the registry: what a window observation shows. Geometry,
+/// caret and text-attribute events are left out (atk-bridge apps then do not send them at all).
+const EVENTS: [&str; 13] = [
+    "object:state-changed",
+    "object:property-change",
+    "object:children-changed",
+    "object:text-changed",
+    "object:active-descendant-changed",
+    "object:selection-changed",
+    "object:row-inserted",
+    "object:row-deleted",
+    "object:column-inserted",
+    "object:column-deleted",
+    "object:model-changed",
+    "window:",
+    "document:",
+];
 
-/// The application's change signals, subscribed until dropped; signals that arrive between two
-/// [`Watch::changed`] calls wait in the stream's queue.
+/// The application's change signals, subscribed until dropped. A task of its own moves them
+/// off the connection as they come, into a queue read by [`Watch::changed`] and [`Watch::seen`]:
+/// a full stream would stall the connection's reader, and with it the replies to every call
+/// (LibreOffice sends thousands of events per key; each call then waited out its timeout).
 pub(crate) struct EventWatch {
-    stream: MessageStream,
+    events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    reader: tokio::task::JoinHandle<()>,
+    /// The window whose events [`Watch::seen`] reports, when scoped to one.
+    scope: Option<Scope>,
 }
 
-fn is_event(message: &zbus::Message) -> bool {
-    message
-        .header()
-        .interface()
-        .is_some_and(|i| i.as_str().starts_with("org.a11y.atspi.Event."))
+impl Drop for EventWatch {
+    fn drop(&mut self) {
+        // Ends the subscription (the stream's match rule goes with the task).
+        self.reader.abort();
+    }
+}
+
+/// One event signal, as much of it as the watch reads.
+struct Event {
+    interface: String,
+    member: String,
+    /// The first argument (`focused` of `StateChanged`); empty when unread.
+    detail: String,
+    path: OwnedObjectPath,
+}
+
+impl Event {
+    /// The event in `message`, if it is an AT-SPI event signal.
+    fn of(message: &zbus::Message) -> Option<Event> {
+        let header = message.header();
+        let interface = header.interface()?;
+        if !interface.as_str().starts_with("org.a11y.atspi.Event.") {
+            return None;
+        }
+        Some(Event {
+            interface: interface.to_string(),
+            member: header.member()?.to_string(),
+            detail: event_detail(message).map(|(d, _)| d).unwrap_or_default(),
+            path: header.path()?.to_owned().into(),
+        })
+    }
+}
+
+/// The last full walk of the watched window, read when an event is judged (the walk may come
+/// after the subscription).
+pub(crate) type WalkedNow = Box<dyn Fn() -> Option<std::sync::Arc<Walked>> + Send>;
+
+/// A window's frame and what is known of which elements sit in it.
+struct Scope {
+    atspi: Atspi,
+    frame: ObjRef,
+    walked: WalkedNow,
+    /// Element paths found inside the frame (`true`) or outside it (`false`).
+    inside: HashMap<OwnedObjectPath, bool>,
+}
+
+/// Longest parent chain followed from an element to its window.
+const MAX_DEPTH: usize = 64;
+
+/// How long one element is given to name its parent.
+const PARENT_TIMEOUT: Duration = Duration::from_millis(100);
+
+impl Scope {
+    /// Whether the element at `path` (on the frame's bus) sits in the frame: its parents are
+    /// followed until one is the frame or was walked in it, one is known, or the chain ends
+    /// (another top-level, the application, an element not yet placed in the tree).
+    async fn holds(&mut self, path: OwnedObjectPath) -> bool {
+        let walked = (self.walked)();
+        let mut chain: Vec<OwnedObjectPath> = Vec::new();
+        let mut current = path;
+        let verdict = loop {
+            if current == self.frame.path
+                || walked
+                    .as_ref()
+                    .is_some_and(|w| w.paths.contains(current.as_str()))
+            {
+                break true;
+            }
+            if let Some(known) = self.inside.get(&current) {
+                break *known;
+            }
+            if chain.len() >= MAX_DEPTH || chain.contains(&current) {
+                break false;
+            }
+            let obj = ObjRef {
+                bus: self.frame.bus.clone(),
+                path: current.clone(),
+            };
+            chain.push(current);
+            // An element on its way out may not answer at all: its verdict is "not seen".
+            let parent = tokio::time::timeout(PARENT_TIMEOUT, self.atspi.parent(&obj)).await;
+            match parent.ok().flatten() {
+                Some(parent) if parent.bus == self.frame.bus => current = parent.path,
+                _ => break false,
+            }
+        };
+        for path in chain {
+            self.inside.insert(path, verdict);
+        }
+        verdict
+    }
+}
+
+/// The first argument and `detail1` of an AT-SPI event signal: AT-SPI 2 apps send
+/// `siiva{sv}`, Qt `siiv(so)`.
+pub(super) fn event_detail(message: &zbus::Message) -> Option<(String, i32)> {
+    type Current = (String, i32, i32, OwnedValue, HashMap<String, OwnedValue>);
+    type Legacy = (String, i32, i32, OwnedValue, (String, OwnedObjectPath));
+    let body = message.body();
+    match body.deserialize::<Current>() {
+        Ok((detail, detail1, ..)) => Some((detail, detail1)),
+        Err(_) => body
+            .deserialize::<Legacy>()
+            .ok()
+            .map(|(detail, detail1, ..)| (detail, detail1)),
+    }
 }
 
 #[async_trait::async_trait]
 impl Watch for EventWatch {
     async fn changed(&mut self, within: Duration) -> bool {
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            match tokio::time::timeout_at(deadline, self.stream.next()).await {
-                Ok(Some(Ok(message))) if is_event(&message) => break,
-                Ok(Some(Ok(_))) => {}
-                Err(_) => return false,
-                // A broken or ended stream reports nothing more: wait the time out, so the
-                // caller keeps its pace instead of looking again at once.
-                Ok(Some(Err(_))) | Ok(None) => {
-                    tokio::time::sleep_until(deadline).await;
-                    return false;
-                }
+        match tokio::time::timeout(within, self.events.recv()).await {
+            Ok(Some(_)) => {
+                // The rest of a burst that is already queued counts as the same change.
+                self.clear();
+                true
+            }
+            Err(_) => false,
+            // An ended stream reports nothing more: wait the time out, so the caller keeps
+            // its pace instead of looking again at once.
+            Ok(None) => {
+                tokio::time::sleep(within).await;
+                false
             }
         }
-        // The rest of a burst that is already queued counts as the same change.
-        while let Some(Some(_)) = self.stream.next().now_or_never() {}
-        true
+    }
+
+    async fn seen(&mut self, within: Duration) -> Result<Option<Seen>> {
+        let Some(scope) = self.scope.as_mut() else {
+            return Err(Error::new(
+                ErrorCode::NotSupported,
+                "this watch is not scoped to a window",
+            ));
+        };
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let event = match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(event)) => event,
+                Err(_) => return Ok(None),
+                Ok(None) => {
+                    return Err(Error::new(
+                        ErrorCode::NotSupported,
+                        "the event stream ended",
+                    ))
+                }
+            };
+            let Some(seen) = crate::events::seen(&event.interface, &event.member, &event.detail)
+            else {
+                continue;
+            };
+            let inside = scope.holds(event.path.clone()).await;
+            tracing::trace!(event.member, event.detail, %event.path, inside, "event");
+            return Ok(Some(if inside {
+                seen
+            } else {
+                crate::events::seen_elsewhere(&event.interface, &event.member)
+            }));
+        }
+    }
+
+    async fn settle(&mut self, within: Duration) -> bool {
+        let Some(scope) = self.scope.as_ref() else {
+            return false;
+        };
+        // Through the bus, as the events come: its reply follows every event sent before it.
+        let asked = scope.atspi.call_via_bus::<_, Vec<u32>>(
+            &scope.frame,
+            super::ACCESSIBLE,
+            "GetState",
+            &(),
+        );
+        matches!(tokio::time::timeout(within, asked).await, Ok(Ok(_)))
+    }
+
+    fn clear(&mut self) {
+        while self.events.try_recv().is_ok() {}
     }
 }
 
 impl Atspi {
+    /// Subscribes to the accessibility events of the application of `frame`, telling apart
+    /// those of the window `frame` is ([`Watch::seen`]).
+    pub(crate) async fn watch_window(
+        &self,
+        frame: &ObjRef,
+        walked: WalkedNow,
+    ) -> Result<EventWatch> {
+        let mut watch = self.watch(&frame.bus).await?;
+        watch.scope = Some(Scope {
+            atspi: self.clone(),
+            frame: frame.clone(),
+            walked,
+            inside: HashMap::new(),
+        });
+        Ok(watch)
+    }
+
     /// Subscribes to the accessibility events of the application on `bus`.
     pub(crate) async fn watch(&self, bus: &str) -> Result<EventWatch> {
         self.listen_once().await;
@@ -68,7 +261,7 @@ impl Atspi {
             .sender(bus)
             .map(|r| r.build())
             .map_err(|e| Error::new(ErrorCode::Internal, format!("event match rule: {e}")))?;
-        let stream = MessageStream::for_match_rule(rule, &self.conn, Some(QUEUE))
+        let mut stream = MessageStream::for_match_rule(rule, &self.conn, Some(QUEUE))
             .await
             .map_err(|e| {
                 Error::new(
@@ -76,7 +269,22 @@ impl Atspi {
                     format!("cannot subscribe to events: {e}"),
                 )
             })?;
-        Ok(EventWatch { stream })
+        let (queue, events) = tokio::sync::mpsc::unbounded_channel();
+        let reader = tokio::spawn(async move {
+            while let Some(message) = stream.next().await {
+                let Some(event) = message.ok().as_ref().and_then(Event::of) else {
+                    continue;
+                };
+                if queue.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(EventWatch {
+            events,
+            reader,
+            scope: None,
+        })
     }
 
     /// Registers this process as a listener for [`EVENTS`], once per connection; a registry
@@ -89,19 +297,25 @@ impl Atspi {
             return;
         }
         for event in EVENTS {
-            let registered = self
-                .conn
-                .call_method(
-                    Some("org.a11y.atspi.Registry"),
-                    "/org/a11y/atspi/registry",
-                    Some("org.a11y.atspi.Registry"),
-                    "RegisterEvent",
-                    &(event,),
-                )
-                .await;
-            if let Err(e) = registered {
-                tracing::debug!("RegisterEvent {event}: {e}");
-            }
+            self.register_event(event).await;
+        }
+    }
+
+    /// Tells the registry this process listens for `event`; a registry that refuses only means
+    /// fewer events (the caller still polls or searches).
+    pub(super) async fn register_event(&self, event: &str) {
+        let registered = self
+            .conn
+            .call_method(
+                Some("org.a11y.atspi.Registry"),
+                "/org/a11y/atspi/registry",
+                Some("org.a11y.atspi.Registry"),
+                "RegisterEvent",
+                &(event,),
+            )
+            .await;
+        if let Err(e) = registered {
+            tracing::debug!("RegisterEvent {event}: {e}");
         }
     }
 }

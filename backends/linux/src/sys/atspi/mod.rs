@@ -4,6 +4,7 @@
 pub(crate) mod act;
 pub(crate) mod apps;
 mod events;
+mod focus;
 pub(crate) mod popups;
 pub(crate) mod probe;
 mod table;
@@ -86,6 +87,10 @@ pub(crate) struct Atspi {
     pub address: String,
     /// This process is registered as an event listener ([`events`]).
     listening: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Where each application's focus went last ([`focus`]).
+    pub(crate) focus: std::sync::Arc<focus::FocusLog>,
+    /// The focus events are being recorded.
+    tracking_focus: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Atspi {
@@ -128,6 +133,8 @@ impl Atspi {
             verdicts: Default::default(),
             address,
             listening: Default::default(),
+            focus: Default::default(),
+            tracking_focus: Default::default(),
         })
     }
 
@@ -189,6 +196,39 @@ impl Atspi {
             dbus_error(e, obj, method)
         })?;
         msg.body().deserialize::<R>().map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
+            )
+        })
+    }
+
+    /// One method call through the bus even where a direct connection exists: its reply comes
+    /// after every signal the app sent before it (they travel the same way).
+    pub(crate) async fn call_via_bus<B, R>(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + zbus::zvariant::Type,
+    {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let reply = self
+            .conn
+            .call_method(
+                Some(obj.bus.as_str()),
+                obj.path.as_str(),
+                Some(iface),
+                method,
+                body,
+            )
+            .await
+            .map_err(|e| dbus_error(e, obj, method))?;
+        reply.body().deserialize::<R>().map_err(|e| {
             Error::new(
                 ErrorCode::Internal,
                 format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),

@@ -6,9 +6,11 @@
 //!   children, the showing child whose extents hold the point. A point another top-level covers (an open popup
 //!   menu is an X window of its own, drawn over the frame, and LibreOffice's is not even in the
 //!   frame's hit test) is refused before this by the X11 check in the backend.
-//! - [`focused`]: `Collection.GetMatches` for the FOCUSED state under the frame (one call where
-//!   the toolkit implements Collection: GTK 3, Firefox, Chromium), else a bounded walk of the
-//!   window looking for the focused element (Qt, GTK 4).
+//! - [`focused`]: the element the app's last focus event named ([`super::focus`]), if it still
+//!   says FOCUSED and sits in the window (a few calls); else `Collection.GetMatches` for the
+//!   FOCUSED state under the frame (one call where the toolkit implements Collection: GTK 3,
+//!   Firefox, Chromium), else a bounded walk of the window looking for the focused element (Qt,
+//!   GTK 4, LibreOffice Calc's sheets).
 //!
 //! Each element on the way is read with a handful of parallel calls (role, states, name,
 //! description), never with the app-wide cache a snapshot prefetches, so a probe costs a few
@@ -169,14 +171,91 @@ pub(crate) async fn focused(
     if !node.states.contains(State::Focused) {
         return Ok(Probe::nothing());
     }
+    Ok(probe_of(atspi, &obj, node, placement).await)
+}
+
+/// The focused element as the gate judges it, with the labels inside it if it has no name.
+async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement) -> Probe {
     let mut probe = Probe {
         path: vec![node],
         inner_labels: Vec::new(),
     };
     if probe.needs_inner_labels() {
-        probe.inner_labels = inner_labels(atspi, &obj, placement).await;
+        probe.inner_labels = inner_labels(atspi, obj, placement).await;
     }
-    Ok(probe)
+    probe
+}
+
+/// The element the app's last focus event named (`remembered`), as [`focused`] would find it:
+/// `None` unless it says FOCUSED now and sits in `frame` (one of its ancestors is the frame or
+/// was walked in it: LibreOffice's parent chains stop short of the frame) or in another showing
+/// top-level of its application (then the caller searches).
+pub(crate) async fn remembered_focus(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+    remembered: &ObjRef,
+    walked: Option<&walk::Walked>,
+) -> Option<Probe> {
+    if remembered.bus != frame.bus {
+        return None;
+    }
+    let (node, top) = tokio::join!(
+        read(atspi, remembered, placement),
+        top_level(atspi, remembered, frame, walked)
+    );
+    let node = node.ok().filter(|n| n.states.contains(State::Focused))?;
+    let reached = match top? {
+        Top::Frame => true,
+        Top::Other(top) => atspi
+            .states(&top)
+            .await
+            .is_ok_and(|s| s.has(atspi_state::SHOWING)),
+    };
+    if !reached {
+        return None;
+    }
+    Some(probe_of(atspi, remembered, node, placement).await)
+}
+
+/// Where an element's ancestors lead.
+enum Top {
+    /// To the window's frame (or an element walked in it).
+    Frame,
+    /// To another top-level of the application.
+    Other(ObjRef),
+}
+
+/// The top-level window `obj` sits in: the frame if an ancestor is the frame or was walked in
+/// it, else the last ancestor below its application's object (whose own parent is the desktop,
+/// on another bus). `None` if the chain breaks or is too long.
+async fn top_level(
+    atspi: &Atspi,
+    obj: &ObjRef,
+    frame: &ObjRef,
+    walked: Option<&walk::Walked>,
+) -> Option<Top> {
+    let in_frame =
+        |o: &ObjRef| o == frame || walked.is_some_and(|w| w.paths.contains(o.path.as_str()));
+    let mut chain = vec![obj.clone()];
+    while chain.len() < MAX_DEPTH {
+        let current = chain.last()?;
+        if in_frame(current) {
+            return Some(Top::Frame);
+        }
+        match atspi.parent(current).await {
+            Some(parent) if parent.bus == obj.bus && !chain.contains(&parent) => chain.push(parent),
+            // `current` is the application: the element before it is the top-level.
+            _ => {
+                return chain
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| chain.get(i).cloned())
+                    .map(Top::Other)
+            }
+        }
+    }
+    None
 }
 
 /// How the focused element of a window is looked for.

@@ -52,6 +52,16 @@ impl Placement {
     }
 }
 
+/// What the last full walk of a window saw.
+pub(crate) struct Walked {
+    /// It holds a table too large to read whole (then its focused element is not looked for
+    /// through `Collection`).
+    pub(crate) grid: bool,
+    /// The object paths of its elements: an event from one of them, or from below one, is the
+    /// window's (LibreOffice's parent chains stop short of the frame).
+    pub(crate) paths: std::collections::HashSet<String>,
+}
+
 struct Fetched {
     parent: Option<u32>,
     /// The node's place among its parent's children (replies arrive in any order).

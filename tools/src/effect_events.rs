@@ -1,0 +1,248 @@
+//! The effect watch by events: a step's effect answered as soon as the window's change events
+//! show it, instead of by reading the whole window again and again.
+//!
+//! The call subscribes before its first input ([`Service::effect_events`]) and forgets what came
+//! before each step's input ([`Events::before_input`]). After the input, the windows are listed
+//! between events (a closed or opened window wins, as in the polling watch), and the window's own
+//! events (the backend's [`Watch::seen`]) decide:
+//!
+//! - content events, then [`EVENT_QUIET`] without one (or [`BURST`] of them): `changed`; in a
+//!   dialog only at the end of the watch (its Return changes a field, then closes it);
+//! - only focus events, then [`FOCUS_QUIET`](super::steps) without a content one: `focus_moved`;
+//! - no event at all: the window is read once and compared with the baseline, when there is one
+//!   (the call's first step); without one, `no_change` once this call's events have shown that
+//!   the app sends them, else `not_checked`.
+//!
+//! A backend whose watch cannot tell events apart (or a subscription that breaks) leaves the step
+//! to the polling watch, [`Service::observe_effect`].
+
+use std::time::{Duration, Instant};
+
+use cu_core::backend::{Seen, Watch};
+use cu_core::window::WindowId;
+use cu_core::ErrorCode;
+
+use super::steps::{Effect, Fingerprint, Observed, WindowsBefore, FOCUS_QUIET, POLL};
+use super::Service;
+
+/// How long a window must stay without content events before `changed` is answered (the rest
+/// of a burst, and a dialog mapped a moment after its parent changed, are seen first).
+const EVENT_QUIET: Duration = Duration::from_millis(40);
+
+/// How long content events may keep coming before `changed` is answered anyway (an animation
+/// or a progress bar never goes quiet).
+const BURST: Duration = Duration::from_millis(100);
+
+/// How long the app is given to answer the round trip before a step is answered.
+const SETTLE: Duration = Duration::from_millis(2000);
+
+/// A call's subscription to the acted window's change events.
+pub(super) struct Events {
+    watch: Box<dyn Watch>,
+    /// An event of the window was seen in this call: the app sends them, so a step without one
+    /// changed nothing the events would show.
+    proven: bool,
+    /// The window is a dialog, as last read.
+    dialog: bool,
+}
+
+impl Events {
+    /// Forgets what came before the step's input.
+    pub(super) fn before_input(&mut self) {
+        self.watch.clear();
+    }
+}
+
+impl Service {
+    /// Subscribes to `window`'s change events for an acting call (`None` where the backend
+    /// reports none).
+    pub(super) async fn effect_events(&self, window: &WindowId) -> Option<Events> {
+        let watch = self.backend.watch(window).await.ok()?;
+        Some(Events {
+            watch,
+            proven: false,
+            dialog: false,
+        })
+    }
+
+    /// The step's effect from the window's events; `None` if the watch cannot tell them apart
+    /// (the caller polls instead).
+    pub(super) async fn observe_by_events(
+        &self,
+        window: &WindowId,
+        before: Option<&Fingerprint>,
+        windows: Option<&WindowsBefore>,
+        events: &mut Events,
+    ) -> Option<Observed> {
+        let started = Instant::now();
+        if let Some(before) = before {
+            events.dialog = before.dialog;
+        }
+        let mut heard = Heard::default();
+        let mut settled = false;
+        let observed = |effect| {
+            tracing::debug!(
+                ?effect,
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "effect seen in events"
+            );
+            Observed {
+                effect,
+                fingerprint: None,
+                opened: None,
+                app_exited: false,
+            }
+        };
+        loop {
+            let listed = self.backend.list_windows().await.ok();
+            let unlisted = listed
+                .as_ref()
+                .is_some_and(|all| all.iter().all(|w| &w.id != window));
+            // Gone means no longer listed and unreadable (a window can drop out of a listing
+            // for a moment while a dialog opens).
+            if unlisted
+                && matches!(self.fingerprint(window).await, Err(e) if e.code == ErrorCode::WindowNotFound)
+            {
+                let opened = windows
+                    .zip(listed.as_ref())
+                    .and_then(|(before, now)| before.opened(now));
+                return Some(Observed {
+                    effect: Effect::WindowClosed,
+                    fingerprint: None,
+                    opened,
+                    app_exited: self.app_exited(windows, listed.as_deref()).await,
+                });
+            }
+            if let Some(opened) = windows
+                .zip(listed.as_ref())
+                .and_then(|(before, now)| before.opened(now))
+            {
+                return Some(Observed {
+                    opened: Some(opened),
+                    ..observed(Effect::WindowOpened)
+                });
+            }
+            // GTK 4 gives a dialog's root no dialog role: a window of an app that has another
+            // window is waited on like one.
+            let dialog = events.dialog
+                || windows
+                    .zip(listed.as_ref())
+                    .is_some_and(|(before, all)| before.has_sibling(window, all));
+            let limit = if dialog && heard.first.is_some() {
+                self.effect_wait * 3 / 2
+            } else {
+                self.effect_wait
+            };
+            let left = limit.saturating_sub(started.elapsed());
+            let answer = heard.answer(dialog);
+            if !settled && (answer.is_some() || left.is_zero()) {
+                // The app may still be busy with the input (building a dialog whose window is
+                // not listed yet: Mousepad's Save As blocks it for seconds): one round trip to
+                // it, what it sent meanwhile, a new look at the windows.
+                settled = true;
+                events.watch.settle(SETTLE).await;
+                while let Ok(Some(seen)) = events.watch.seen(Duration::ZERO).await {
+                    heard.note(seen);
+                    events.proven = true;
+                }
+                continue;
+            }
+            if let Some(effect) = answer {
+                return Some(observed(effect));
+            }
+            if left.is_zero() {
+                return Some(if heard.first.is_some() {
+                    observed(Effect::Changed)
+                } else if heard.focus.is_some() {
+                    observed(Effect::FocusMoved)
+                } else {
+                    self.no_event_seen(window, before, events.proven).await
+                });
+            }
+            let wait = if heard.first.is_some() || heard.elsewhere.is_some() {
+                EVENT_QUIET
+            } else {
+                POLL
+            };
+            match events.watch.seen(wait.min(left)).await {
+                Ok(Some(seen)) => {
+                    heard.note(seen);
+                    events.proven = true;
+                }
+                Ok(None) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// A step after which the window sent no event: read once and compared with the baseline
+    /// (then the read is the next step's); without one, `no_change` if the app was seen to
+    /// send events in this call.
+    async fn no_event_seen(
+        &self,
+        window: &WindowId,
+        before: Option<&Fingerprint>,
+        proven: bool,
+    ) -> Observed {
+        let (effect, fingerprint) = match before {
+            Some(before) => match self.fingerprint(window).await {
+                Ok(now) => (now.effect_since(before), Some(now)),
+                Err(_) => (Effect::NotChecked, None),
+            },
+            None if proven => (Effect::NoChange, None),
+            None => (Effect::NotChecked, None),
+        };
+        Observed {
+            effect,
+            fingerprint,
+            opened: None,
+            app_exited: false,
+        }
+    }
+}
+
+/// What a step's events said so far.
+#[derive(Debug, Default)]
+struct Heard {
+    /// When content events first and last came.
+    first: Option<Instant>,
+    last: Option<Instant>,
+    /// When the focus last moved.
+    focus: Option<Instant>,
+    /// Another window of the app was created or activated: the listing will show it.
+    new_window: bool,
+    /// When the app last changed something outside the window.
+    elsewhere: Option<Instant>,
+}
+
+impl Heard {
+    fn note(&mut self, seen: Seen) {
+        let now = Instant::now();
+        match seen {
+            Seen::Focus => self.focus = Some(now),
+            Seen::NewWindow => self.new_window = true,
+            Seen::Elsewhere => self.elsewhere = Some(now),
+            _ => {
+                self.first.get_or_insert(now);
+                self.last = Some(now);
+            }
+        }
+    }
+
+    /// The effect the events show by now, if they show one yet: none while the app is at work
+    /// elsewhere or a new window is on its way (the listing says `window_opened` when it comes:
+    /// Mousepad closes its menu, then builds its Save As dialog for 300 ms) and, in a dialog,
+    /// none before the end of the watch.
+    fn answer(&self, dialog: bool) -> Option<Effect> {
+        let since = |t: Option<Instant>, d: Duration| t.is_some_and(|t| t.elapsed() >= d);
+        let busy_elsewhere = self.elsewhere.is_some_and(|t| t.elapsed() < EVENT_QUIET);
+        if self.new_window || busy_elsewhere {
+            None
+        } else if self.first.is_some() {
+            (!dialog && (since(self.last, EVENT_QUIET) || since(self.first, BURST)))
+                .then_some(Effect::Changed)
+        } else {
+            since(self.focus, FOCUS_QUIET).then_some(Effect::FocusMoved)
+        }
+    }
+}
