@@ -433,6 +433,13 @@ pub trait Watch: Send {
     /// Forgets the events received so far: those that came before an input are not its effect.
     fn clear(&mut self) {}
 
+    /// Whether the window's application was seen sending events to this process before (so
+    /// a step after which none came changed nothing its events would show). `false` (the
+    /// default) where unknown.
+    fn proven(&self) -> bool {
+        false
+    }
+
     /// Waits (up to `within`) until the window's application has handled what it was sent
     /// before now, by one round trip to it on the path its events take; its events sent
     /// meanwhile are then queued. An application busy building a dialog answers only once it

@@ -336,6 +336,15 @@ pub struct SnapshotOptions {
     pub subtree: Option<ElementIdentity>,
     /// Read text contents and values (costs one call per text element).
     pub read_text: bool,
+    /// Read the cells of a table too large to read whole (a spreadsheet's cells on screen:
+    /// LibreOffice Calc, 1,000 and more). Off where only controls matter (the gate looking for
+    /// a default button or an access key).
+    #[serde(default = "yes")]
+    pub read_cells: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for SnapshotOptions {
@@ -346,6 +355,7 @@ impl Default for SnapshotOptions {
             max_depth: None,
             subtree: None,
             read_text: true,
+            read_cells: true,
         }
     }
 }

@@ -2,7 +2,7 @@
 # launch-apps.sh [DISPLAY_NUM] [APP...] — start fixture apps on the desktop of start-desktop.sh and
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
-# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
+# Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc lo-writer zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
 #       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -73,6 +73,11 @@ for a in "${APPS[@]}"; do case $a in
                 "-env:UserInstallation=file://$STATE/lo-profile" >/dev/null 2>&1
               run lo-calc env SAL_USE_VCLPLUGIN=gtk3 /usr/lib/libreoffice/program/soffice.bin --norestore --nologo \
                 "-env:UserInstallation=file://$STATE/lo-profile" --calc ${CALC_FILE:+"$CALC_FILE"} ;;
+  lo-writer)  # LibreOffice Writer (GTK 3) on a new document, the profile made as for lo-calc.
+              [ -d "$STATE/lo-profile" ] || soffice --headless --terminate_after_init \
+                "-env:UserInstallation=file://$STATE/lo-profile" >/dev/null 2>&1
+              run lo-writer env SAL_USE_VCLPLUGIN=gtk3 /usr/lib/libreoffice/program/soffice.bin --norestore --nologo \
+                "-env:UserInstallation=file://$STATE/lo-profile" --writer ;;
   outline:*)  # a profile fixture as a live GTK window: outline:claude_code/working
               key="${a//[:\/]/-}"
               run "$key" $PY "$FIX/outline_window.py" "$FIX/extract/${a#outline:}.outline"

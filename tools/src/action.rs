@@ -266,7 +266,6 @@ impl Service {
         }
         // The first effect's baseline is taken right before the first input (after the gate's
         // probes); each later one is what the previous effect check saw last.
-        sender.want_baseline();
         let mut before = None;
         // Subscribed before the first input, so no effect's event is missed.
         let mut events = if plans.iter().any(watched) {
@@ -274,6 +273,9 @@ impl Service {
         } else {
             None
         };
+        if !events.as_ref().is_some_and(|e| e.proven()) {
+            sender.want_baseline();
+        }
         for (step, plan) in plans.iter().enumerate() {
             sender.begin_step(step, &req.actions[step].kind);
             let watched = watched(plan);

@@ -27,11 +27,11 @@ use super::Service;
 
 /// How long a window must stay without content events before `changed` is answered (the rest
 /// of a burst, and a dialog mapped a moment after its parent changed, are seen first).
-const EVENT_QUIET: Duration = Duration::from_millis(40);
+const EVENT_QUIET: Duration = Duration::from_millis(25);
 
 /// How long content events may keep coming before `changed` is answered anyway (an animation
 /// or a progress bar never goes quiet).
-const BURST: Duration = Duration::from_millis(100);
+const BURST: Duration = Duration::from_millis(60);
 
 /// How long the app is given to answer the round trip before a step is answered.
 const SETTLE: Duration = Duration::from_millis(2000);
@@ -47,6 +47,12 @@ pub(super) struct Events {
 }
 
 impl Events {
+    /// Whether a step without events can be answered without a baseline read of the window
+    /// (the app was seen sending events): then the call skips the read before its first input.
+    pub(super) fn proven(&self) -> bool {
+        self.proven
+    }
+
     /// Forgets what came before the step's input.
     pub(super) fn before_input(&mut self) {
         self.watch.clear();
@@ -59,8 +65,8 @@ impl Service {
     pub(super) async fn effect_events(&self, window: &WindowId) -> Option<Events> {
         let watch = self.backend.watch(window).await.ok()?;
         Some(Events {
+            proven: watch.proven(),
             watch,
-            proven: false,
             dialog: false,
         })
     }

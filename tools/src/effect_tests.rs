@@ -305,7 +305,10 @@ fn regression_effects_were_watched_by_reading_the_whole_window_again_and_again()
     // gui_state's read, the gate's read of the element, the baseline right before the input;
     // the effect is the event's.
     assert_eq!(typed_reads, 3, "polled: {polled_reads}");
-    assert!(polled_reads > typed_reads, "{polled_reads} reads when polled");
+    assert!(
+        polled_reads > typed_reads,
+        "{polled_reads} reads when polled"
+    );
 }
 
 #[test]
@@ -316,7 +319,13 @@ fn effects_from_events_open_close_and_nothing() {
     assert_eq!(step.opened.map(|o| o.title).as_deref(), Some("Save As"));
     // No event: the window is read once and compared with the baseline.
     let lab = typed_lab();
-    assert_eq!(block_on(lab.click_by_label("Nothing")).effect, Effect::NoChange);
+    assert_eq!(
+        block_on(lab.click_by_label("Nothing")).effect,
+        Effect::NoChange
+    );
     let lab = typed_lab();
-    assert_eq!(block_on(lab.click_by_id("Close")).effect, Effect::WindowClosed);
+    assert_eq!(
+        block_on(lab.click_by_id("Close")).effect,
+        Effect::WindowClosed
+    );
 }

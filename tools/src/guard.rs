@@ -123,6 +123,11 @@ impl<'s> Sender<'s> {
         self.baseline = Baseline::Wanted;
     }
 
+    /// No baseline after all: the window's events answer a step without one.
+    pub(super) fn skip_baseline(&mut self) {
+        self.baseline = Baseline::Off;
+    }
+
     /// The baseline, once it was taken (handed out once).
     pub(super) fn baseline(&mut self) -> Option<Option<super::steps::Fingerprint>> {
         match std::mem::replace(&mut self.baseline, Baseline::Off) {
@@ -358,6 +363,7 @@ impl<'s> Sender<'s> {
             max_nodes: 64,
             time_budget_ms: 1000,
             read_text: false,
+            read_cells: true,
         };
         let subtree = self
             .svc
@@ -559,9 +565,11 @@ impl<'s> Sender<'s> {
     /// The window as it is now, to judge controls anywhere in it; `None` when it could not be
     /// read and the caller confirmed going ahead anyway (else the refusal).
     async fn window_now(&mut self, what: &str) -> Result<Option<cu_core::element::Snapshot>> {
+        // A cell is never a default button nor carries an access key.
         let options = SnapshotOptions {
             time_budget_ms: 1500,
             read_text: false,
+            read_cells: false,
             ..SnapshotOptions::default()
         };
         match self.svc.backend.snapshot(&self.window, &options).await {

@@ -319,6 +319,9 @@ impl Service {
         let windows = self.windows_before(&window.id).await;
         // Subscribed before the input, so no effect's event is missed.
         let mut events = self.effect_events(&window.id).await;
+        if events.as_ref().is_some_and(|e| e.proven()) {
+            sender.skip_baseline();
+        }
         let via = self
             .run(&mut sender, &state, &plan)
             .await

@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use cu_core::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
-    Seen, Watch, WindowChange, WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, Seen, SemanticAction,
+    Watch, WindowChange, WindowImage,
 };
 use cu_core::element::{
     ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State,

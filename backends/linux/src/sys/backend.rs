@@ -648,7 +648,9 @@ impl Backend for LinuxBackend {
                 cu_core::walk::graft_last(&mut nodes, more);
             }
         }
-        if options.subtree.is_none() {
+        // Only a walk of everything says whether the window holds a grid (a walk without
+        // cells would say it does not, and Collection would then visit a sheet's 2^31 cells).
+        if options.subtree.is_none() && options.read_cells {
             let walked = Walked {
                 grid: nodes.iter().any(|n| n.grid.is_some()),
                 paths: nodes

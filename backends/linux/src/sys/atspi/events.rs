@@ -231,6 +231,12 @@ impl Watch for EventWatch {
     fn clear(&mut self) {
         while self.events.try_recv().is_ok() {}
     }
+
+    fn proven(&self) -> bool {
+        self.scope
+            .as_ref()
+            .is_some_and(|s| s.atspi.focus.heard_from(&s.frame.bus))
+    }
 }
 
 impl Atspi {

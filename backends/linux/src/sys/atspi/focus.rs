@@ -24,6 +24,8 @@ const EVENT: &str = "object:state-changed:focused";
 #[derive(Default)]
 pub(crate) struct FocusLog {
     last: Mutex<HashMap<String, ObjRef>>,
+    /// Applications that sent a focus event: they send events to this process.
+    heard: Mutex<std::collections::HashSet<String>>,
 }
 
 impl FocusLog {
@@ -32,7 +34,15 @@ impl FocusLog {
         self.last.lock().ok()?.get(bus).cloned()
     }
 
+    /// Whether the application at `bus` sent this process a focus event.
+    pub(crate) fn heard_from(&self, bus: &str) -> bool {
+        self.heard.lock().is_ok_and(|h| h.contains(bus))
+    }
+
     fn record(&self, obj: ObjRef, gained: bool) {
+        if let Ok(mut heard) = self.heard.lock() {
+            heard.insert(obj.bus.clone());
+        }
         let Ok(mut last) = self.last.lock() else {
             return;
         };
@@ -120,5 +130,6 @@ mod tests {
         log.record(obj(":1.5", "/a/editor"), false);
         assert_eq!(log.of(":1.5"), None);
         assert_eq!(log.of(":1.6"), None);
+        assert!(log.heard_from(":1.5") && !log.heard_from(":1.6"));
     }
 }

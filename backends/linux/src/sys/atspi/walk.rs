@@ -128,7 +128,7 @@ pub(crate) async fn walk(
         while in_flight.len() < IN_FLIGHT {
             let Some(p) = queue.pop_front() else { break };
             let cached = prefetched.get(&p.obj);
-            in_flight.push(fetch(atspi, p, placement, opts.read_text, cached));
+            in_flight.push(fetch(atspi, p, placement, opts, cached));
         }
         if in_flight.is_empty() {
             break;
@@ -224,11 +224,11 @@ async fn fetch(
     atspi: &Atspi,
     p: Pending,
     placement: Placement,
-    read_text: bool,
+    opts: &SnapshotOptions,
     cached: Option<&Cached>,
 ) -> FetchResult {
     let parent = p.parent;
-    fetch_inner(atspi, p, placement, read_text, cached)
+    fetch_inner(atspi, p, placement, opts, cached)
         .await
         .map_err(|e| (parent, e))
 }
@@ -355,9 +355,10 @@ async fn fetch_inner(
     atspi: &Atspi,
     p: Pending,
     placement: Placement,
-    read_text: bool,
+    opts: &SnapshotOptions,
     cached: Option<&Cached>,
 ) -> Result<Fetched> {
+    let read_text = opts.read_text;
     let obj = &p.obj;
     // Round 1: what the node is (only the extents when the bulk items said the rest).
     let (name, description, toolkit_id, child_count, atspi_role, states, ifaces, extents) =
@@ -445,6 +446,11 @@ async fn fetch_inner(
     let want_placeholder = role.is_editable_text() && node.name.trim().is_empty();
     let (children, text, value, toolkit_id, placeholder) = tokio::join!(
         async {
+            if big_table && !opts.read_cells {
+                // Its cells are not wanted: counted as left out, none read.
+                let count = child_count.unwrap_or(0).max(0) as u32;
+                return ((Vec::new(), count), None);
+            }
             if let (true, Some(extents)) = (big_table, raw_extents) {
                 let small = MAX_CHILDREN_READ as u64;
                 if let Some((cells, grid)) = table::visible_cells(atspi, obj, extents, small).await

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+#! Key sequences in big apps, per step, against the app's own reaction: LibreOffice Calc and
+#! Writer driven by `gui_action` (4 key steps: Calc "1 Tab 2 Return", Writer "a b c Return") as
+#! an agent sends them (the official Python SDK against the release binary), beside an
+#! independent observer (pyatspi in its own process) timing `xdotool key` to the app's first
+#! text-changed event. Prints one JSON line per app with the per-step time and the ratio.
+# Usage: scripts/bench/steps-bench.sh [REPS]   (starts and stops its own desktop on :66)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+REPS="${1:-5}"; N=66
+[ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
+BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
+PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
+bench_desktop $N
+export MCP_CU_SESSIONS_DIR="/tmp/deskenv-$N/sessions" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MODEL=none
+for app in lo-calc lo-writer; do
+  bench_launch "$app"
+  react="$(/usr/bin/python3 scripts/bench/reaction.py "${PID[$app]}" "$REPS")"
+  "$PY" scripts/bench/steps_bench.py "$BIN" "$REPS" "$app" "${PID[$app]}" "$react"
+  kill "${PID[$app]}" 2>/dev/null || true
+done
