@@ -662,6 +662,15 @@ impl Backend for LinuxBackend {
             if let Ok(mut seen) = c.walked.lock() {
                 seen.insert(window.clone(), Arc::new(walked));
             }
+            // What has focus, as a candidate for the gate's next focus probe (read live then).
+            let focused = nodes
+                .iter()
+                .rev()
+                .find(|n| n.states.contains(cu_core::element::State::Focused))
+                .and_then(|n| ObjRef::from_identity(&n.identity).ok());
+            if let Some(obj) = focused {
+                c.atspi.focus.suggest(obj);
+            }
         }
         if let Some(window_bounds) = entry.info.bounds {
             c.place_misplaced(

@@ -39,6 +39,14 @@ impl FocusLog {
         self.heard.lock().is_ok_and(|h| h.contains(bus))
     }
 
+    /// Takes `obj` (the focused element a walk just saw) as the candidate for its application
+    /// when no focus event named one yet.
+    pub(crate) fn suggest(&self, obj: ObjRef) {
+        if let Ok(mut last) = self.last.lock() {
+            last.entry(obj.bus.clone()).or_insert(obj);
+        }
+    }
+
     fn record(&self, obj: ObjRef, gained: bool) {
         if let Ok(mut heard) = self.heard.lock() {
             heard.insert(obj.bus.clone());
@@ -131,5 +139,11 @@ mod tests {
         assert_eq!(log.of(":1.5"), None);
         assert_eq!(log.of(":1.6"), None);
         assert!(log.heard_from(":1.5") && !log.heard_from(":1.6"));
+        // A walk's focused element is a candidate only where no event named one.
+        log.suggest(obj(":1.6", "/b/field"));
+        log.record(obj(":1.5", "/a/cell"), true);
+        log.suggest(obj(":1.5", "/a/other"));
+        assert_eq!(log.of(":1.6"), Some(obj(":1.6", "/b/field")));
+        assert_eq!(log.of(":1.5"), Some(obj(":1.5", "/a/cell")));
     }
 }
