@@ -377,6 +377,13 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Whether the window is a dialog: its root is a dialog or an alert.
+    pub fn is_dialog(&self) -> bool {
+        self.nodes
+            .first()
+            .is_some_and(|root| matches!(root.role, Role::Dialog | Role::Alert))
+    }
+
     /// A snapshot of `window` on `desktop` from a walk's result (the nodes in pre-order, and
     /// why it stopped early if it did), timed from `started`. Elements the toolkit reports but
     /// does not draw are marked [`State::Offscreen`] here, a combo box without a value takes

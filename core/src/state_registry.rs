@@ -68,6 +68,10 @@ pub struct SavedState {
     pub created_ms: u64,
     /// The elements the agent can address.
     pub elements: Vec<SavedElement>,
+    /// The window was a dialog when observed (its effects are watched to the end: its Return
+    /// changes a field, then closes it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dialog: bool,
 }
 
 impl SavedState {
@@ -285,6 +289,7 @@ mod tests {
             window_bounds: Some(Rect::new(10, 20, 300, 200)),
             window_size: None,
             created_ms: now_ms(),
+            dialog: false,
             elements: vec![SavedElement {
                 id: "e1".into(),
                 identity: ElementIdentity(":1.5|/b".into()),

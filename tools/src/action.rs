@@ -269,7 +269,7 @@ impl Service {
         let mut before = None;
         // Subscribed before the first input, so no effect's event is missed.
         let mut events = if plans.iter().any(watched) {
-            self.effect_events(&window).await
+            self.effect_events(&window, state.dialog).await
         } else {
             None
         };

@@ -42,7 +42,7 @@ pub(super) struct Events {
     /// An event of the window was seen in this call: the app sends them, so a step without one
     /// changed nothing the events would show.
     proven: bool,
-    /// The window is a dialog, as last read.
+    /// The window is a dialog, as observed or last read.
     dialog: bool,
 }
 
@@ -61,13 +61,13 @@ impl Events {
 
 impl Service {
     /// Subscribes to `window`'s change events for an acting call (`None` where the backend
-    /// reports none).
-    pub(super) async fn effect_events(&self, window: &WindowId) -> Option<Events> {
+    /// reports none); `dialog`: the window was a dialog when observed.
+    pub(super) async fn effect_events(&self, window: &WindowId, dialog: bool) -> Option<Events> {
         let watch = self.backend.watch(window).await.ok()?;
         Some(Events {
             proven: watch.proven(),
             watch,
-            dialog: false,
+            dialog,
         })
     }
 

@@ -318,7 +318,7 @@ impl Service {
         }
         let windows = self.windows_before(&window.id).await;
         // Subscribed before the input, so no effect's event is missed.
-        let mut events = self.effect_events(&window.id).await;
+        let mut events = self.effect_events(&window.id, state.dialog).await;
         if events.as_ref().is_some_and(|e| e.proven()) {
             sender.skip_baseline();
         }
@@ -808,6 +808,7 @@ fn transient_state(window: &WindowInfo, snapshot: &Snapshot, element: &SavedElem
         window_size: SavedState::window_size_of(snapshot),
         created_ms: 0,
         elements: vec![element.clone()],
+        dialog: snapshot.is_dialog(),
     }
 }
 

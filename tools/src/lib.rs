@@ -528,6 +528,7 @@ impl Service {
             window_size: SavedState::window_size_of(snapshot),
             created_ms: now_ms(),
             elements,
+            dialog: snapshot.is_dialog(),
         };
         self.states.save(&state)?;
         let view = View {

@@ -655,10 +655,7 @@ impl Fingerprint {
         Fingerprint {
             content: content.finish(),
             focus: focus.finish(),
-            dialog: snapshot
-                .nodes
-                .first()
-                .is_some_and(|root| matches!(root.role, Role::Dialog | Role::Alert)),
+            dialog: snapshot.is_dialog(),
         }
     }
 }
