@@ -99,47 +99,60 @@ impl Service {
                 app_exited: false,
             }
         };
-        loop {
-            let listed = self.backend.list_windows().await.ok();
-            let unlisted = listed
-                .as_ref()
-                .is_some_and(|all| all.iter().all(|w| &w.id != window));
-            // Gone means no longer listed and unreadable (a window can drop out of a listing
-            // for a moment while a dialog opens).
-            if unlisted
-                && matches!(self.fingerprint(window).await, Err(e) if e.code == ErrorCode::WindowNotFound)
-            {
-                let opened = windows
-                    .zip(listed.as_ref())
-                    .and_then(|(before, now)| before.opened(now));
-                return Some(Observed {
-                    effect: Effect::WindowClosed,
-                    fingerprint: None,
-                    opened,
-                    app_exited: self.app_exited(windows, listed.as_deref()).await,
-                });
-            }
-            if let Some(opened) = windows
-                .zip(listed.as_ref())
-                .and_then(|(before, now)| before.opened(now))
-            {
-                return Some(Observed {
-                    opened: Some(opened),
-                    ..observed(Effect::WindowOpened)
-                });
-            }
-            // GTK 4 gives a dialog's root no dialog role: a window of an app that has another
-            // window is waited on like one.
-            let dialog = events.dialog
-                || windows
-                    .zip(listed.as_ref())
-                    .is_some_and(|(before, all)| before.has_sibling(window, all));
-            let limit = if dialog && heard.first.is_some() {
+        // The windows are listed every POLL and before any answer, not after every event (a
+        // key in Calc brings hundreds).
+        let mut dialog = events.dialog;
+        let mut listed_at: Option<Instant> = None;
+        // A dialog that changed gets half as long again to close.
+        let limit_of = |dialog: bool, heard: &Heard| {
+            if dialog && heard.first.is_some() {
                 self.effect_wait * 3 / 2
             } else {
                 self.effect_wait
-            };
-            let left = limit.saturating_sub(started.elapsed());
+            }
+        };
+        loop {
+            let due = listed_at.is_none_or(|t| t.elapsed() >= POLL)
+                || heard.answer(dialog).is_some()
+                || started.elapsed() >= limit_of(dialog, &heard);
+            if due {
+                listed_at = Some(Instant::now());
+                let listed = self.backend.list_windows().await.ok();
+                let unlisted = listed
+                    .as_ref()
+                    .is_some_and(|all| all.iter().all(|w| &w.id != window));
+                // Gone means no longer listed and unreadable (a window can drop out of a
+                // listing for a moment while a dialog opens).
+                if unlisted
+                    && matches!(self.fingerprint(window).await, Err(e) if e.code == ErrorCode::WindowNotFound)
+                {
+                    let opened = windows
+                        .zip(listed.as_ref())
+                        .and_then(|(before, now)| before.opened(now));
+                    return Some(Observed {
+                        effect: Effect::WindowClosed,
+                        fingerprint: None,
+                        opened,
+                        app_exited: self.app_exited(windows, listed.as_deref()).await,
+                    });
+                }
+                if let Some(opened) = windows
+                    .zip(listed.as_ref())
+                    .and_then(|(before, now)| before.opened(now))
+                {
+                    return Some(Observed {
+                        opened: Some(opened),
+                        ..observed(Effect::WindowOpened)
+                    });
+                }
+                // GTK 4 gives a dialog's root no dialog role: a window of an app that has
+                // another window is waited on like one.
+                dialog = events.dialog
+                    || windows
+                        .zip(listed.as_ref())
+                        .is_some_and(|(before, all)| before.has_sibling(window, all));
+            }
+            let left = limit_of(dialog, &heard).saturating_sub(started.elapsed());
             let answer = heard.answer(dialog);
             if !settled && (answer.is_some() || left.is_zero()) {
                 // The app may still be busy with the input (building a dialog whose window is
