@@ -8,9 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPS="${1:-5}"; N=64
-[ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
-BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
-PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
+bench_bin
 WORK="$(mktemp -d)"
 BENCH_ON_EXIT='pkill -KILL -f "$WORK" || true; rm -rf "$WORK"'
 mkdir -p "$WORK/files"

@@ -9,9 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPS="${1:-5}"; N=62
-[ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
-BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
-PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
+bench_bin
 bench_desktop $N
 APPS=(qt6 qt5 calc gtk3 gtk4 mousepad featherpad chromium firefox thunar kcalc)
 bench_launch "${APPS[@]}"

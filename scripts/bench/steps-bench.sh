@@ -8,9 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPS="${1:-5}"; N=66
-[ -n "${MCP_CU_BIN:-}" ] || cargo build -q --release
-BIN="${MCP_CU_BIN:-${CARGO_TARGET_DIR:-target}/release/mcp-computer-use}"
-PY="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}/bin/python"
+bench_bin
 bench_desktop $N
 export MCP_CU_SESSIONS_DIR="/tmp/deskenv-$N/sessions" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MODEL=none
 for app in lo-calc lo-writer; do

@@ -74,6 +74,15 @@ impl ObjRef {
     }
 }
 
+/// How a call reaches its application.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    /// Through its direct connection where it offers one, else the bus.
+    Direct,
+    /// Through the bus, the way its signals come.
+    Bus,
+}
+
 /// A live connection to the accessibility bus.
 #[derive(Clone)]
 pub(crate) struct Atspi {
@@ -146,7 +155,7 @@ impl Atspi {
         dbus.name_has_owner(name).await.ok()
     }
 
-    /// One method call, deserialized.
+    /// One method call, deserialized: through the app's direct connection where there is one.
     pub(crate) async fn call<B, R>(
         &self,
         obj: &ObjRef,
@@ -158,12 +167,47 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + zbus::zvariant::Type,
     {
+        self.call_routed(obj, iface, method, body, Route::Direct)
+            .await
+    }
+
+    /// One method call through the bus even where a direct connection exists: its reply comes
+    /// after every signal the app sent before it (they travel the same way).
+    pub(crate) async fn call_via_bus<B, R>(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + zbus::zvariant::Type,
+    {
+        self.call_routed(obj, iface, method, body, Route::Bus).await
+    }
+
+    async fn call_routed<B, R>(
+        &self,
+        obj: &ObjRef,
+        iface: &str,
+        method: &str,
+        body: &B,
+        route: Route,
+    ) -> Result<R>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + zbus::zvariant::Type,
+    {
         CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let peer = self
-            .peers
-            .lock()
-            .ok()
-            .and_then(|p| p.get(&obj.bus).cloned().flatten());
+        let peer = match route {
+            Route::Direct => self
+                .peers
+                .lock()
+                .ok()
+                .and_then(|p| p.get(&obj.bus).cloned().flatten()),
+            Route::Bus => None,
+        };
         let reply = match &peer {
             Some(direct) => {
                 direct
@@ -196,39 +240,6 @@ impl Atspi {
             dbus_error(e, obj, method)
         })?;
         msg.body().deserialize::<R>().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
-            )
-        })
-    }
-
-    /// One method call through the bus even where a direct connection exists: its reply comes
-    /// after every signal the app sent before it (they travel the same way).
-    pub(crate) async fn call_via_bus<B, R>(
-        &self,
-        obj: &ObjRef,
-        iface: &str,
-        method: &str,
-        body: &B,
-    ) -> Result<R>
-    where
-        B: serde::Serialize + DynamicType,
-        R: DeserializeOwned + zbus::zvariant::Type,
-    {
-        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let reply = self
-            .conn
-            .call_method(
-                Some(obj.bus.as_str()),
-                obj.path.as_str(),
-                Some(iface),
-                method,
-                body,
-            )
-            .await
-            .map_err(|e| dbus_error(e, obj, method))?;
-        reply.body().deserialize::<R>().map_err(|e| {
             Error::new(
                 ErrorCode::Internal,
                 format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
