@@ -3,15 +3,21 @@
 //!
 //! The call subscribes before its first input ([`Service::effect_events`]) and forgets what came
 //! before each step's input ([`Events::before_input`]). After the input, the windows are listed
-//! between events (a closed or opened window wins, as in the polling watch), and the window's own
-//! events (the backend's [`Watch::seen`]) decide:
+//! every [`POLL`] and before any answer (a closed or opened window wins, as in the polling watch),
+//! and the window's own events (the backend's [`Watch::seen`]) decide:
 //!
-//! - content events, then [`EVENT_QUIET`] without one (or [`BURST`] of them): `changed`; in a
-//!   dialog only at the end of the watch (its Return changes a field, then closes it);
+//! - content events, then [`EVENT_QUIET`] without one (or [`BURST`] of them), and the app quiet
+//!   elsewhere too (building a dialog): `changed`; in a dialog only at the end of the watch (its
+//!   Return changes a field, then closes it);
 //! - only focus events, then [`FOCUS_QUIET`](super::steps) without a content one: `focus_moved`;
-//! - no event at all: the window is read once and compared with the baseline, when there is one
-//!   (the call's first step); without one, `no_change` once this call's events have shown that
-//!   the app sends them, else `not_checked`.
+//! - before either is answered, and at the end of the watch, one round trip to the app
+//!   ([`Watch::settle`]: Mousepad answers only once its Save As dialog is built) and a new look
+//!   at the windows;
+//! - no event at all: the window is read once and compared with the baseline when there is one;
+//!   without one, `no_change` when the app was seen sending events, else `not_checked`. The
+//!   baseline read before a call's first input is skipped for an app already seen sending
+//!   events to this process ([`Watch::proven`]); later steps have none (their predecessor was
+//!   answered by events).
 //!
 //! A backend whose watch cannot tell events apart (or a subscription that breaks) leaves the step
 //! to the polling watch, [`Service::observe_effect`].
