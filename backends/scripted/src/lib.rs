@@ -146,7 +146,8 @@ impl Watch for WorldWatch {
 /// shows (content and focus) and which windows exist with what it saw last, at each change.
 struct TypedWatch {
     world: Arc<Mutex<World>>,
-    changes: tokio::sync::watch::Receiver<u64>,
+    /// Wakes on any change, as [`WorldWatch`] does.
+    wake: WorldWatch,
     window: WindowId,
     last: Look,
 }
@@ -207,10 +208,7 @@ impl Look {
 #[async_trait]
 impl Watch for TypedWatch {
     async fn changed(&mut self, within: std::time::Duration) -> bool {
-        matches!(
-            tokio::time::timeout(within, self.changes.changed()).await,
-            Ok(Ok(()))
-        )
+        self.wake.changed(within).await
     }
 
     async fn seen(&mut self, within: std::time::Duration) -> Result<Option<Seen>> {
@@ -222,9 +220,9 @@ impl Watch for TypedWatch {
             if seen.is_some() {
                 return Ok(seen);
             }
-            match tokio::time::timeout_at(deadline, self.changes.changed()).await {
-                Ok(Ok(())) => {}
-                _ => return Ok(None),
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() || !self.wake.changed(left).await {
+                return Ok(None);
             }
         }
     }
@@ -883,7 +881,7 @@ impl Backend for Scripted {
         }
         Ok(Box::new(TypedWatch {
             world: self.world.clone(),
-            changes: self.changes.subscribe(),
+            wake: WorldWatch(self.changes.subscribe()),
             window: window.clone(),
             last: Look::of(&self.world, window),
         }))

@@ -21,7 +21,7 @@ use crate::listing;
 use crate::session_env::SessionEnv;
 use crate::sys::atspi::popups;
 use crate::sys::atspi::walk::{self, Placement, Walked};
-use crate::sys::atspi::{act, probe, Atspi, ObjRef};
+use crate::sys::atspi::{act, probe, Atspi, ObjRef, WalkedNow};
 use crate::sys::x11::{XWindow, X11};
 use crate::translate::{atspi_role, atspi_state, Toolkit};
 
@@ -919,9 +919,9 @@ impl Backend for LinuxBackend {
     async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
         let c = self.connected().await?;
         let entry = c.entry(window).await?;
-        let walked = {
+        let walked: WalkedNow = {
             let (c, window) = (c.clone(), window.clone());
-            Box::new(move || c.walked(&window)) as Box<dyn Fn() -> Option<Arc<Walked>> + Send>
+            Box::new(move || c.walked(&window))
         };
         Ok(Box::new(
             c.atspi.watch_window(entry.frame()?, walked).await?,

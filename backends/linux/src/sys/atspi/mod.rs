@@ -4,6 +4,7 @@
 pub(crate) mod act;
 pub(crate) mod apps;
 mod events;
+pub(crate) use events::WalkedNow;
 mod focus;
 pub(crate) mod popups;
 pub(crate) mod probe;
