@@ -14,6 +14,8 @@
 //!   where it is drawn.
 //! - [`events`]: pure: what an AT-SPI change event says a window shows differently (its
 //!   content, or only its focus), for the effect watch.
+//! - [`trees`]: pure: the last walk of each window, answered again while its application sends
+//!   no event and the window system describes the window as it was.
 //! - [`frame`]: pure: where a window sits in a ScreenCast stream's frame (the portal path).
 //! - `sys/` (Linux only): the glue, as `uia/` and `ax/` are for the other adapters: `atspi/`
 //!   (one tree layer over the accessibility bus), `x11.rs` (X11 input and capture), `portal.rs`
@@ -30,6 +32,7 @@ pub mod listing;
 pub mod misplaced;
 pub mod session_env;
 pub mod translate;
+pub mod trees;
 
 #[cfg(target_os = "linux")]
 mod sys;

@@ -24,6 +24,10 @@ use crate::sys::atspi::walk::{self, Placement, Walked};
 use crate::sys::atspi::{act, probe, Atspi, ObjRef, WalkedNow};
 use crate::sys::x11::{XWindow, X11};
 use crate::translate::{atspi_role, atspi_state, Toolkit};
+use crate::trees::{Kept, Trees, Walk};
+
+/// How long an observation waits for the event counts to be current before it walks instead.
+const CAUGHT_UP: std::time::Duration = std::time::Duration::from_millis(50);
 
 #[cfg(feature = "portal")]
 mod misplaced;
@@ -50,6 +54,8 @@ struct Connected {
     misplaced: Mutex<HashMap<WindowId, Option<Arc<misplaced::Wrong>>>>,
     /// What the last full walk of each window saw.
     walked: Mutex<HashMap<WindowId, Arc<Walked>>>,
+    /// The last walk of each window, answered again while its application sends no event.
+    trees: Trees,
 }
 
 /// The path raw input and capture take: chosen once, at connection, by the session type.
@@ -91,6 +97,13 @@ impl WindowEntry {
                 "Look at it with gui_state screenshot=true and act by coordinates (each press asks for confirmation).",
             )
         })
+    }
+
+    /// Takes the window system's description of the window now.
+    fn described(&mut self, xw: crate::sys::x11::XWindow) {
+        self.info.bounds = Some(xw.bounds);
+        self.info.minimized = xw.minimized;
+        self.info.title = xw.title;
     }
 
     /// How extents of this window's elements map to window-relative pixels.
@@ -167,6 +180,7 @@ impl Connected {
         })
         .await?;
         atspi.track_focus().await;
+        atspi.count_changes().await;
         let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
         let display = env
             .display
@@ -187,6 +201,7 @@ impl Connected {
             windows: Mutex::new(HashMap::new()),
             misplaced: Mutex::new(HashMap::new()),
             walked: Mutex::new(HashMap::new()),
+            trees: Trees::default(),
         })
     }
 
@@ -289,6 +304,8 @@ impl Connected {
         if let Ok(mut seen) = self.walked.lock() {
             seen.retain(|id, _| entries.iter().any(|e| &e.info.id == id));
         }
+        self.trees
+            .retain(|id| entries.iter().any(|e| &e.info.id == id));
         if let Ok(mut map) = self.windows.lock() {
             map.clear();
             map.extend(entries.into_iter().map(|e| (e.info.id.clone(), e)));
@@ -423,9 +440,7 @@ impl Connected {
                 self.forget(id);
                 Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
             })?;
-            entry.info.bounds = Some(xw.bounds);
-            entry.info.minimized = xw.minimized;
-            entry.info.title = xw.title;
+            entry.described(xw);
         }
         let gone = !answers;
         if gone {
@@ -452,6 +467,41 @@ impl Connected {
         if let Ok(mut m) = self.windows.lock() {
             m.remove(id);
         }
+        self.trees.forget(id);
+    }
+
+    /// The kept walk of `window` (see [`crate::trees`]) if its application sent no event since
+    /// it began and X11 describes the window as it was, with the entry described now. `None`
+    /// means walk: nothing kept, the window changed, or the counts could not be proven current.
+    async fn kept_walk(
+        &self,
+        window: &WindowId,
+        options: &SnapshotOptions,
+    ) -> Option<(WindowEntry, Walk)> {
+        if !self.trees.holds(window) {
+            return None;
+        }
+        let mut entry = self.windows.lock().ok()?.get(window).cloned()?;
+        let (InputPath::X11(x), Some(xid), Some(bus)) = (
+            &self.input,
+            entry.xid,
+            entry.frame.as_ref().map(|f| f.bus.clone()),
+        ) else {
+            return None;
+        };
+        let x = x.clone();
+        let (described, caught_up) = futures_util::join!(
+            blocking(move || x.describe(xid)),
+            self.atspi.caught_up(CAUGHT_UP)
+        );
+        if !caught_up {
+            return None;
+        }
+        entry.described(described.ok()?);
+        self.trees.described(&entry.info, std::time::Instant::now());
+        let count = self.atspi.changes.count(&bus)?;
+        let walk = self.trees.get(&entry.info, options, count)?;
+        Some((entry, walk))
     }
 
     /// Converts a window-relative point to root coordinates, refusing points outside the window.
@@ -582,8 +632,23 @@ impl Backend for LinuxBackend {
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
         let c = self.connected().await?;
         let started = std::time::Instant::now();
+        if let Some((entry, walk)) = c.kept_walk(window, options).await {
+            tracing::debug!(
+                total_ms = started.elapsed().as_secs_f64() * 1000.0,
+                nodes = walk.0.len(),
+                "snapshot kept: no event since the last walk"
+            );
+            return Ok(Snapshot::new(entry.info, c.desktop.clone(), walk, started));
+        }
         let entry = c.live_entry(window).await?;
+        c.trees.described(&entry.info, started);
         let entry_ms = started.elapsed().as_secs_f64() * 1000.0;
+        // Counted before the first read: any event from now on means the walk may be stale.
+        let count = entry
+            .frame
+            .as_ref()
+            .and_then(|f| c.atspi.changes.count(&f.bus))
+            .filter(|_| entry.xid.is_some());
         let placement = entry.placement();
         let Some(frame) = entry.frame.clone() else {
             if options.subtree.is_some() {
@@ -688,6 +753,17 @@ impl Backend for LinuxBackend {
             nodes = nodes.len(),
             "snapshot"
         );
+        if let Some(count) = count {
+            c.trees.keep(
+                Kept {
+                    options: options.clone(),
+                    window: entry.info.clone(),
+                    count,
+                    walk: (nodes.clone(), truncated.clone()),
+                },
+                started,
+            );
+        }
         Ok(Snapshot::new(
             entry.info,
             c.desktop.clone(),

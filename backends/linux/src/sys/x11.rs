@@ -11,8 +11,8 @@ use cu_core::geometry::{Point, Rect};
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
-    Atom, AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, ImageFormat, MapState,
-    Window,
+    Atom, AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, GetGeometryReply,
+    GetPropertyReply, ImageFormat, MapState, TranslateCoordinatesReply, Window,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
@@ -61,6 +61,16 @@ fn gone(id: Window) -> Error {
     Error::new(
         ErrorCode::WindowNotFound,
         format!("X11 window 0x{id:x} no longer exists"),
+    )
+}
+
+/// A window's rectangle in root coordinates, from its geometry and its origin's place on the root.
+fn bounds_of(geometry: GetGeometryReply, position: TranslateCoordinatesReply) -> Rect {
+    Rect::new(
+        position.dst_x as i32,
+        position.dst_y as i32,
+        geometry.width as i32,
+        geometry.height as i32,
     )
 }
 
@@ -174,14 +184,45 @@ impl X11 {
     }
 
     pub(crate) fn describe(&self, id: Window) -> Result<XWindow> {
-        let bounds = self.bounds(id)?;
-        let title = self
-            .prop_bytes(id, self.atoms.wm_name, self.atoms.utf8_string)
-            .or_else(|| self.prop_bytes(id, AtomEnum::WM_NAME.into(), AtomEnum::STRING))
+        // Every request goes out before any reply is read: one round trip instead of seven.
+        let geometry = self.conn.get_geometry(id).map_err(|_| gone(id))?;
+        let position = self
+            .conn
+            .translate_coordinates(id, self.root, 0, 0)
+            .map_err(|_| gone(id))?;
+        let property = |atom: Atom, kind: Atom, longs: u32| {
+            self.conn.get_property(false, id, atom, kind, 0, longs).ok()
+        };
+        let utf8_title = property(self.atoms.wm_name, self.atoms.utf8_string, 65536);
+        let latin1_title = property(AtomEnum::WM_NAME.into(), AtomEnum::STRING.into(), 65536);
+        let class = property(AtomEnum::WM_CLASS.into(), AtomEnum::STRING.into(), 65536);
+        let pid = property(self.atoms.wm_pid, AtomEnum::ANY.into(), 4096);
+        let state = property(self.atoms.wm_state, AtomEnum::ANY.into(), 4096);
+        let attributes = self.conn.get_window_attributes(id).ok();
+        let bounds = bounds_of(
+            geometry.reply().map_err(|_| gone(id))?,
+            position.reply().map_err(|_| gone(id))?,
+        );
+        let bytes =
+            |cookie: Option<x11rb::cookie::Cookie<'_, RustConnection, GetPropertyReply>>| {
+                cookie
+                    .and_then(|c| c.reply().ok())
+                    .filter(|r| r.format == 8)
+                    .map(|r| r.value)
+            };
+        let longs =
+            |cookie: Option<x11rb::cookie::Cookie<'_, RustConnection, GetPropertyReply>>| {
+                cookie
+                    .and_then(|c| c.reply().ok())
+                    .and_then(|r| r.value32().map(|v| v.collect::<Vec<u32>>()))
+                    .unwrap_or_default()
+            };
+        let (utf8_title, latin1_title) = (bytes(utf8_title), bytes(latin1_title));
+        let title = utf8_title
+            .or(latin1_title)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
-        let class = self
-            .prop_bytes(id, AtomEnum::WM_CLASS.into(), AtomEnum::STRING)
+        let class = bytes(class)
             .map(|b| {
                 // WM_CLASS is "instance\0class\0"; the class is the application name.
                 let parts: Vec<String> = b
@@ -196,14 +237,9 @@ impl X11 {
                     .unwrap_or_default()
             })
             .unwrap_or_default();
-        let pid = self.prop32(id, self.atoms.wm_pid).first().copied();
-        let hidden = self
-            .prop32(id, self.atoms.wm_state)
-            .contains(&self.atoms.state_hidden);
-        let viewable = self
-            .conn
-            .get_window_attributes(id)
-            .ok()
+        let pid = longs(pid).first().copied();
+        let hidden = longs(state).contains(&self.atoms.state_hidden);
+        let viewable = attributes
             .and_then(|c| c.reply().ok())
             .map(|a| a.map_state == MapState::VIEWABLE)
             .unwrap_or(false);
@@ -219,23 +255,14 @@ impl X11 {
 
     /// The client window's rectangle in root coordinates.
     pub(crate) fn bounds(&self, id: Window) -> Result<Rect> {
-        let geo = self
-            .conn
-            .get_geometry(id)
-            .map_err(|_| gone(id))?
-            .reply()
-            .map_err(|_| gone(id))?;
-        let pos = self
+        let geometry = self.conn.get_geometry(id).map_err(|_| gone(id))?;
+        let position = self
             .conn
             .translate_coordinates(id, self.root, 0, 0)
-            .map_err(|_| gone(id))?
-            .reply()
             .map_err(|_| gone(id))?;
-        Ok(Rect::new(
-            pos.dst_x as i32,
-            pos.dst_y as i32,
-            geo.width as i32,
-            geo.height as i32,
+        Ok(bounds_of(
+            geometry.reply().map_err(|_| gone(id))?,
+            position.reply().map_err(|_| gone(id))?,
         ))
     }
 

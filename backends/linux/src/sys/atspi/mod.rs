@@ -3,6 +3,7 @@
 
 pub(crate) mod act;
 pub(crate) mod apps;
+mod changes;
 mod events;
 pub(crate) use events::WalkedNow;
 mod focus;
@@ -101,6 +102,10 @@ pub(crate) struct Atspi {
     pub(crate) focus: std::sync::Arc<focus::FocusLog>,
     /// The focus events are being recorded.
     tracking_focus: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// How many events each application sent ([`changes`]).
+    pub(crate) changes: std::sync::Arc<changes::Changes>,
+    /// The events are being counted.
+    counting: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Atspi {
@@ -145,6 +150,8 @@ impl Atspi {
             listening: Default::default(),
             focus: Default::default(),
             tracking_focus: Default::default(),
+            changes: Default::default(),
+            counting: Default::default(),
         })
     }
 

@@ -1,0 +1,162 @@
+//! Which applications changed, as their own event signals say: a count per bus name, raised by
+//! every AT-SPI event the application sends, and a barrier that proves the counts are current.
+//!
+//! A window read while its application's count stays the same has not changed since (every
+//! change a toolkit reports sends an event; the registry is told at connection that this process
+//! listens, so atk-bridge apps send them). This is what lets an observation of an unchanged
+//! window be answered from memory ([`crate::trees`]) instead of a walk: Qt answers each call
+//! serially, and a five-element window costs 37 calls.
+//!
+//! The counts are kept by a task that reads every signal off the connection. Before a count is
+//! trusted, [`Atspi::caught_up`] sends this process a signal of its own through the bus and waits
+//! until the task has read it: every event the bus delivered before it has been counted then.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use zbus::message::Type as MessageType;
+use zbus::{MatchRule, MessageStream};
+
+use super::Atspi;
+
+/// The interface of this process's own barrier signal.
+const BARRIER_INTERFACE: &str = "dev.mcp_computer_use.Barrier";
+const BARRIER_PATH: &str = "/dev/mcp_computer_use/barrier";
+/// Signals waiting for the counting task (which takes them at once).
+const QUEUE: usize = 1024;
+
+/// Event counts per application, and how far the counting task has read.
+pub(crate) struct Changes {
+    counts: Mutex<HashMap<String, u64>>,
+    /// The last barrier sent.
+    sent: std::sync::atomic::AtomicU64,
+    /// The last barrier the counting task read; closed when the task ends.
+    read: tokio::sync::watch::Receiver<u64>,
+    reached: tokio::sync::watch::Sender<u64>,
+    /// The counting task is reading signals.
+    running: std::sync::atomic::AtomicBool,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        let (reached, read) = tokio::sync::watch::channel(0);
+        Changes {
+            counts: Mutex::default(),
+            sent: Default::default(),
+            read,
+            reached,
+            running: Default::default(),
+        }
+    }
+}
+
+impl Changes {
+    /// How many events the application at `bus` sent since this process started counting;
+    /// `None` when nothing is counted (no counting task, or it ended).
+    pub(crate) fn count(&self, bus: &str) -> Option<u64> {
+        if !self.running() {
+            return None;
+        }
+        let counts = self.counts.lock().ok()?;
+        Some(counts.get(bus).copied().unwrap_or(0))
+    }
+
+    fn running(&self) -> bool {
+        self.running.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn bump(&self, bus: &str) {
+        if let Ok(mut counts) = self.counts.lock() {
+            *counts.entry(bus.to_owned()).or_insert(0) += 1;
+        }
+    }
+}
+
+impl Atspi {
+    /// Starts counting every application's events, once per connection (at connection, before
+    /// any window is read, so no change goes uncounted).
+    pub(crate) async fn count_changes(&self) {
+        if self
+            .counting
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        let rule = MatchRule::builder().msg_type(MessageType::Signal).build();
+        let mut stream = match MessageStream::for_match_rule(rule, &self.conn, Some(QUEUE)).await {
+            Ok(stream) => stream,
+            Err(e) => {
+                tracing::debug!("no change counts: {e}");
+                return;
+            }
+        };
+        self.listen_once().await;
+        let changes: Arc<Changes> = self.changes.clone();
+        changes
+            .running
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        tokio::spawn(async move {
+            while let Some(Ok(message)) = stream.next().await {
+                let header = message.header();
+                let Some(interface) = header.interface() else {
+                    continue;
+                };
+                if interface.as_str() == BARRIER_INTERFACE {
+                    if let Ok(token) = message.body().deserialize::<u64>() {
+                        changes.reached.send_if_modified(|read| {
+                            let later = token > *read;
+                            *read = (*read).max(token);
+                            later
+                        });
+                    }
+                } else if interface.as_str().starts_with("org.a11y.atspi.Event.") {
+                    if let Some(sender) = header.sender() {
+                        changes.bump(sender.as_str());
+                    }
+                }
+            }
+            changes
+                .running
+                .store(false, std::sync::atomic::Ordering::SeqCst);
+            tracing::debug!("the change counts stopped: the signal stream ended");
+        });
+    }
+
+    /// Whether every event the bus delivered to this process before now has been counted:
+    /// a signal of this process's own goes through the bus, and the counting task reads it after
+    /// them. `false` when the counting task does not answer within `within`.
+    pub(crate) async fn caught_up(&self, within: Duration) -> bool {
+        let Some(me) = self.conn.unique_name().map(|n| n.to_string()) else {
+            return false;
+        };
+        if !self.changes.running() {
+            return false;
+        }
+        let token = self
+            .changes
+            .sent
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
+        let mut read = self.changes.read.clone();
+        let sent = self
+            .conn
+            .emit_signal(
+                Some(me.as_str()),
+                BARRIER_PATH,
+                BARRIER_INTERFACE,
+                "Reached",
+                &(token,),
+            )
+            .await;
+        if let Err(e) = sent {
+            tracing::debug!("barrier not sent: {e}");
+            return false;
+        }
+        let reached = tokio::time::timeout(within, read.wait_for(|r| *r >= token))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        reached
+    }
+}

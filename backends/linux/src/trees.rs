@@ -1,0 +1,233 @@
+//! Window trees kept between observations: the last walk of each window, answered again while
+//! nothing says the window changed.
+//!
+//! A kept walk is given again only when all of these hold, so what it answers is what a walk
+//! would read now:
+//!
+//! - the same options (same elements asked for);
+//! - the same window as the window system describes it now (position, size, title, minimized):
+//!   a resize moves elements without any event;
+//! - the application sent no accessibility event since the walk *began* (its count in
+//!   `sys/atspi/changes.rs` is the same), and the counts are current (the caller's barrier);
+//! - the window's place and size had not changed for [`SETTLE`] when the walk began: a toolkit
+//!   lays out again after a resize without any event, a moment after the window system has the
+//!   new size, so a walk made in that moment is used once and not kept;
+//! - the window holds no document: a web page scrolls (its own or an inner region) with no
+//!   event but `object:bounds-changed` (Chromium sends hundreds per wheel turn), which is not
+//!   registered, since every atk-bridge app would then send one for every widget it lays out.
+//!
+//! Pure: the caller reads the counts and the window, and says when to forget.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use cu_core::element::{Node, SnapshotOptions, Truncation};
+use cu_core::geometry::Rect;
+use cu_core::role::Role;
+use cu_core::window::{WindowId, WindowInfo};
+
+/// One window's last walk and what it depended on.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    /// What was asked of the walk.
+    pub options: SnapshotOptions,
+    /// The window when the walk began.
+    pub window: WindowInfo,
+    /// The application's event count when the walk began.
+    pub count: u64,
+    /// The walk.
+    pub walk: Walk,
+}
+
+/// A walk's nodes in pre-order and what it left out.
+pub type Walk = (Vec<Node>, Option<Truncation>);
+
+/// Where a window was last described, and when that place was first seen after another
+/// (`None`: as first described, no change seen).
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    bounds: Option<Rect>,
+    changed: Option<Instant>,
+}
+
+/// How long a window's place and size must stay the same before a walk of it is kept.
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// The kept walks, by window.
+#[derive(Debug, Default)]
+pub struct Trees {
+    kept: Mutex<HashMap<WindowId, Kept>>,
+    /// Each window's place and size as last described, and since when (`None`: as first
+    /// described, no change seen).
+    placed: Mutex<HashMap<WindowId, Placed>>,
+}
+
+impl Trees {
+    /// Notes where the window system says `window` is at `now`: a place or size that differs
+    /// from the one described before is timed from `now`.
+    pub fn described(&self, window: &WindowInfo, now: Instant) {
+        if let Ok(mut placed) = self.placed.lock() {
+            let changed = match placed.get(&window.id) {
+                Some(p) if p.bounds == window.bounds => return,
+                Some(_) => Some(now),
+                None => None,
+            };
+            placed.insert(
+                window.id.clone(),
+                Placed {
+                    bounds: window.bounds,
+                    changed,
+                },
+            );
+        }
+    }
+
+    /// Keeps `kept` as the last walk of its window (replacing the one before), unless its window
+    /// moved or was resized less than [`SETTLE`] before the walk `began`: then nothing is kept.
+    pub fn keep(&self, kept: Kept, began: Instant) {
+        let Ok(mut map) = self.kept.lock() else {
+            return;
+        };
+        let settled = self.placed.lock().is_ok_and(|placed| {
+            placed.get(&kept.window.id).is_none_or(|p| {
+                p.bounds == kept.window.bounds
+                    && p.changed
+                        .is_none_or(|at| began.saturating_duration_since(at) >= SETTLE)
+            })
+        });
+        let document = kept.walk.0.iter().any(|n| n.role == Role::Document);
+        if settled && !document {
+            map.insert(kept.window.id.clone(), kept);
+        } else {
+            map.remove(&kept.window.id);
+        }
+    }
+
+    /// Whether a walk of `window` is kept (it may no longer hold).
+    pub fn holds(&self, window: &WindowId) -> bool {
+        self.kept.lock().is_ok_and(|map| map.contains_key(window))
+    }
+
+    /// The kept walk of `window` if it still holds: asked with `options`, the window described
+    /// as `window` now, its application's event count `count` now.
+    pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Walk> {
+        let map = self.kept.lock().ok()?;
+        let kept = map.get(&window.id)?;
+        (kept.count == count && &kept.options == options && &kept.window == window)
+            .then(|| kept.walk.clone())
+    }
+
+    /// Forgets the walk of `window`.
+    pub fn forget(&self, window: &WindowId) {
+        if let Ok(mut map) = self.kept.lock() {
+            map.remove(window);
+        }
+        if let Ok(mut placed) = self.placed.lock() {
+            placed.remove(window);
+        }
+    }
+
+    /// Forgets every walk whose window `listed` does not hold.
+    pub fn retain(&self, listed: impl Fn(&WindowId) -> bool) {
+        if let Ok(mut map) = self.kept.lock() {
+            map.retain(|id, _| listed(id));
+        }
+        if let Ok(mut placed) = self.placed.lock() {
+            placed.retain(|id, _| listed(id));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cu_core::element::ElementIdentity;
+
+    fn window(x: i32, title: &str) -> WindowInfo {
+        WindowInfo {
+            id: WindowId("x11:0x1".into()),
+            app: "qt6-fixture".into(),
+            title: title.into(),
+            pid: Some(7),
+            bounds: Some(Rect::new(x, 10, 300, 200)),
+            focused: false,
+            minimized: false,
+            no_tree: false,
+        }
+    }
+
+    fn kept(count: u64) -> Kept {
+        Kept {
+            options: SnapshotOptions::default(),
+            window: window(0, "Fixture"),
+            count,
+            walk: (
+                vec![Node::new(Role::Window, ElementIdentity(":1.5|/a".into()))],
+                None,
+            ),
+        }
+    }
+
+    #[test]
+    fn a_kept_walk_holds_only_while_nothing_changed() {
+        let trees = Trees::default();
+        let options = SnapshotOptions::default();
+        let now = Instant::now();
+        trees.keep(kept(3), now);
+        let same = trees.get(&window(0, "Fixture"), &options, 3);
+        assert_eq!(same.map(|(nodes, _)| nodes.len()), Some(1));
+        // An event from the application since the walk began.
+        assert!(trees.get(&window(0, "Fixture"), &options, 4).is_none());
+        // The window moved or was renamed (a resize moves elements without an event).
+        assert!(trees.get(&window(5, "Fixture"), &options, 3).is_none());
+        assert!(trees.get(&window(0, "Other"), &options, 3).is_none());
+        // Other elements asked for.
+        let cells_left_out = SnapshotOptions {
+            read_cells: false,
+            ..SnapshotOptions::default()
+        };
+        assert!(trees
+            .get(&window(0, "Fixture"), &cells_left_out, 3)
+            .is_none());
+        trees.retain(|_| false);
+        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_none());
+        trees.keep(kept(3), now);
+        trees.forget(&WindowId("x11:0x1".into()));
+        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_none());
+    }
+
+    #[test]
+    fn a_walk_soon_after_a_resize_is_not_kept() {
+        let trees = Trees::default();
+        let options = SnapshotOptions::default();
+        let start = Instant::now();
+        // As first described, the window counts as settled.
+        trees.described(&window(0, "Fixture"), start);
+        trees.described(&window(0, "Fixture"), start + SETTLE);
+        trees.keep(kept(3), start);
+        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_some());
+        // Moved: a walk right after is used once, not kept, and the one before is dropped.
+        let moved = start + SETTLE * 2;
+        trees.described(&window(5, "Fixture"), moved);
+        let mut soon = kept(3);
+        soon.window = window(5, "Fixture");
+        trees.keep(soon.clone(), moved + SETTLE / 2);
+        assert!(trees.get(&window(5, "Fixture"), &options, 3).is_none());
+        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_none());
+        // Settled: kept again.
+        trees.keep(soon, moved + SETTLE);
+        assert!(trees.get(&window(5, "Fixture"), &options, 3).is_some());
+    }
+
+    #[test]
+    fn a_window_holding_a_document_is_walked_every_time() {
+        let trees = Trees::default();
+        let mut page = kept(3);
+        let mut doc = Node::new(Role::Document, ElementIdentity(":1.5|/doc".into()));
+        doc.parent = Some(0);
+        page.walk.0.push(doc);
+        trees.keep(page, Instant::now());
+        assert!(!trees.holds(&WindowId("x11:0x1".into())));
+    }
+}

@@ -1,0 +1,119 @@
+"""An observation of a window that sent no event since its last walk is answered from that walk
+(backends/linux/src/trees.rs). These tests change the window from outside the server (xdotool),
+wait until an independent observer sees the change (pyatspi, or X11 itself), and then require the
+very next gui_state to show it: a kept walk must never hide a change."""
+import subprocess
+
+import pytest
+
+from conftest import element, observe, poll, window_of
+
+pytestmark = pytest.mark.anyio
+
+# Reads the text of the element named NAME in application PID, live (no client cache).
+PYATSPI_TEXT = """
+import sys, pyatspi
+pid, name = int(sys.argv[1]), sys.argv[2]
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a is not None and a.get_process_id() == pid)
+hit = pyatspi.findDescendant(app, lambda a: a is not None and a.name == name)
+t = hit.queryText()
+print(t.getText(0, t.characterCount))
+"""
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def xdotool(*args):
+    subprocess.run(["xdotool", *args], check=True, capture_output=True, text=True)
+
+
+def text_seen_by_pyatspi(pid, name):
+    out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_TEXT, str(pid), name],
+                         capture_output=True, text=True, timeout=20)
+    return out.stdout.strip()
+
+
+def entry_line(outline):
+    return next(line for line in outline.splitlines() if '"Name entry"' in line)
+
+
+async def test_kept_walk_shows_a_change_made_from_outside(connect, apps):
+    pid = apps.launch("qt6")
+    async with connect() as client:
+        w = await window_of(client, pid)
+        xid = str(int(w["id"].split(":", 1)[1], 16))
+        first = await observe(client, w["id"], all=True)
+        # Asked again with nothing changed: this is the observation kept from the walk.
+        again = await observe(client, w["id"], all=True)
+        assert entry_line(again["outline"]) == entry_line(first["outline"])
+        assert "kept" not in entry_line(again["outline"])
+
+        # Typed by XTEST, outside the server: only the application's own events can tell.
+        _, (x, y) = element(again["outline"], "text_input", "Name entry")
+        xdotool("windowactivate", "--sync", xid)
+        xdotool("mousemove", "--window", xid, str(x), str(y), "click", "1")
+        xdotool("type", "--delay", "20", "kept")
+
+        async def typed():
+            return text_seen_by_pyatspi(pid, "Name entry").endswith("kept")
+        await poll(typed, "pyatspi reading the typed text", timeout=15)
+        after = await observe(client, w["id"], all=True)
+        assert "kept" in entry_line(after["outline"]), after["outline"]
+
+
+async def test_kept_walk_is_not_given_for_a_resized_window(connect, apps):
+    pid = apps.launch("qt6")
+    async with connect() as client:
+        w = await window_of(client, pid)
+        xid = str(int(w["id"].split(":", 1)[1], 16))
+        await observe(client, w["id"], all=True)
+        before = await observe(client, w["id"], all=True)
+        _, (x_before, _) = element(before["outline"], "text_input", "Name entry")
+        width = before["window"]["bounds"]["w"]
+
+        # A resize moves the elements without any accessibility event (Qt sends none for it).
+        xdotool("windowsize", "--sync", xid, str(width + 200), str(before["window"]["bounds"]["h"]))
+
+        async def resized():
+            out = subprocess.run(["xwininfo", "-id", xid], capture_output=True, text=True, check=True).stdout
+            return f"Width: {width + 200}" in out
+        await poll(resized, "X11 reporting the new width")
+
+        # The layout follows the window a moment later: once X11 has the new size, the entry's
+        # centre must move with it in the next observations, never stay where the kept walk had it.
+        async def moved():
+            after = await observe(client, w["id"], all=True)
+            assert after["window"]["bounds"]["w"] == width + 200, after["window"]
+            _, (x_after, _) = element(after["outline"], "text_input", "Name entry")
+            return x_after > x_before
+        await poll(moved, "the entry centred in the wider window")
+
+
+async def test_a_scrolled_web_page_is_read_again(connect, apps):
+    # Chromium scrolls a page with no event but object:bounds-changed: a window holding a
+    # document is walked every time, so the scrolled rows show at once.
+    pid = apps.launch("chromium-page:longlist.html")
+    async with connect() as client:
+        w = await window_of(client, pid, timeout=40)
+        xid = str(int(w["id"].split(":", 1)[1], 16))
+
+        async def listed():
+            return "Article 1:" in (await observe(client, w["id"], all=True))["outline"]
+        await poll(listed, "the long list rendered", timeout=30)
+        before = await observe(client, w["id"], all=True)
+        again = await observe(client, w["id"], all=True)
+        first_link = next(line for line in again["outline"].splitlines() if "Article" in line)
+        assert first_link in before["outline"]
+
+        bounds = again["window"]["bounds"]
+        xdotool("windowactivate", "--sync", xid)
+        xdotool("mousemove", "--window", xid, str(bounds["w"] // 2), str(bounds["h"] * 2 // 3),
+                "click", "5", "click", "5", "click", "5")
+
+        async def scrolled():
+            outline = (await observe(client, w["id"], all=True))["outline"]
+            return first_link not in outline
+        await poll(scrolled, "the page's first rows scrolled away", timeout=10)
