@@ -341,6 +341,11 @@ pub struct SnapshotOptions {
     /// a default button or an access key).
     #[serde(default = "yes")]
     pub read_cells: bool,
+    /// May be answered from the backend's last walk of the window, where the backend can prove
+    /// nothing changed since (Linux: no accessibility event from the window's application). Only
+    /// observations handed to the agent ask for it; the gate, effect checks and waits read live.
+    #[serde(default)]
+    pub reuse: bool,
 }
 
 fn yes() -> bool {
@@ -356,6 +361,7 @@ impl Default for SnapshotOptions {
             subtree: None,
             read_text: true,
             read_cells: true,
+            reuse: false,
         }
     }
 }

@@ -1,8 +1,10 @@
 """gui_state as an agent sees it: one tool call through the official MCP SDK (stdio) against the
 binary, timed from the client, beside a pyatspi walk of the same window in the same run.
 Usage: python mcp_bench.py BIN REPS APP=PID|WINDOW_ID|TITLE...
-Prints one table row per app: elements, median ms (ours / pyatspi) and pyatspi/ours; then the
-fixed cost of a call (gui_list and a gui_state of one element, also once the sessions directory
+Prints one table row per app: elements, median ms (ours / pyatspi) and pyatspi/ours, where ours
+is the call as an agent makes it (answered from the last walk while the window's application
+sent no event, backends/linux/src/trees.rs) and ours_walk the same call made to walk every time
+(each asks a different max_depth, so no kept walk matches); then the fixed cost of a call (gui_list and a gui_state of one element, also once the sessions directory
 is full after 520 observations)."""
 import asyncio
 import json
@@ -37,6 +39,13 @@ async def median_of(client, tool, args):
     return statistics.median(ms for ms, _ in runs), runs[-1][1]
 
 
+async def median_walked(client, args):
+    """gui_state walking every time: no two calls in a row ask the same max_depth."""
+    await timed(client, "gui_state", {**args, "max_depth": 100})
+    runs = [await timed(client, "gui_state", {**args, "max_depth": 101 + i % 2}) for i in range(REPS)]
+    return statistics.median(ms for ms, _ in runs)
+
+
 def pyatspi(pid, title):
     out = subprocess.run(["/usr/bin/python3", WALK, str(REPS), pid, title], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
@@ -45,17 +54,21 @@ def pyatspi(pid, title):
 async def main():
     env = {k: v for k, v in os.environ.items()}
     async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
-        print("%-22s %9s %9s %9s %9s" % ("window", "elements", "ours_ms", "py_ms", "py/ours"))
+        print("%-22s %9s %9s %9s %9s %10s %13s" % ("window", "elements", "ours_ms", "py_ms", "py/ours",
+                                                  "walk_ms", "py/ours_walk"))
         for name, pid, wid, title in APPS:
             # Alternate the sides twice, keeping each side's better median (neither pays for the
             # other's warm-up or the app settling).
-            ours, py = [], []
+            ours, walked, py = [], [], []
+            args = {"window_id": wid, "all": True, "max_elements": 5000}
             for _ in range(2):
-                ms, state = await median_of(client, "gui_state", {"window_id": wid, "all": True, "max_elements": 5000})
+                ms, state = await median_of(client, "gui_state", args)
                 ours.append(ms)
+                walked.append(await median_walked(client, args))
                 py.append(pyatspi(pid, title)["median_ms"])
             elements = state["elements"]
-            print("%-22s %9d %9.1f %9.1f %8.2fx" % (name, elements, min(ours), min(py), min(py) / min(ours)))
+            print("%-22s %9d %9.1f %9.1f %8.2fx %10.1f %12.2fx" % (
+                name, elements, min(ours), min(py), min(py) / min(ours), min(walked), min(py) / min(walked)))
         wid = APPS[0][2]
         list_ms, _ = await median_of(client, "gui_list", {})
         one_ms, _ = await median_of(client, "gui_state", {"window_id": wid, "max_elements": 1})

@@ -312,6 +312,18 @@ fn regression_effects_were_watched_by_reading_the_whole_window_again_and_again()
 }
 
 #[test]
+fn only_the_agents_observation_may_be_answered_from_a_kept_walk() {
+    // The gate judges what receives the input now, and the effect check compares live reads:
+    // neither may be given a kept walk, which rests on the toolkit sending every event.
+    for lab in [lab(), typed_lab()] {
+        let step = block_on(lab.click_by_id("Bold"));
+        assert_eq!(step.effect, Effect::Changed);
+        assert!(lab.backend.snapshots() >= 3);
+        assert_eq!(lab.backend.reusable_snapshots(), 1, "gui_state's read only");
+    }
+}
+
+#[test]
 fn effects_from_events_open_close_and_nothing() {
     let lab = typed_lab();
     let step = block_on(lab.click_by_id("Save As…"));

@@ -364,6 +364,8 @@ impl<'s> Sender<'s> {
             time_budget_ms: 1000,
             read_text: false,
             read_cells: true,
+            // The gate reads what will receive the input now.
+            reuse: false,
         };
         let subtree = self
             .svc

@@ -462,6 +462,7 @@ impl Service {
         let options = SnapshotOptions {
             max_depth: req.max_depth,
             subtree,
+            reuse: true,
             ..SnapshotOptions::default()
         };
         let snapshot = self.backend.snapshot(window, &options).await?;

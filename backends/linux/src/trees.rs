@@ -4,7 +4,9 @@
 //! A kept walk is given again only when all of these hold, so what it answers is what a walk
 //! would read now:
 //!
-//! - the same options (same elements asked for);
+//! - the caller allows it (`SnapshotOptions::reuse`: the agent's observations; the gate, effect
+//!   checks and waits always walk, and their walks are kept for the next observation);
+//! - the same options otherwise (same elements asked for);
 //! - the same window as the window system describes it now (position, size, title, minimized):
 //!   a resize moves elements without any event;
 //! - the application sent no accessibility event since the walk *began* (its count in
@@ -114,7 +116,11 @@ impl Trees {
     pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Walk> {
         let map = self.kept.lock().ok()?;
         let kept = map.get(&window.id)?;
-        (kept.count == count && &kept.options == options && &kept.window == window)
+        let same_options = SnapshotOptions {
+            reuse: options.reuse,
+            ..kept.options.clone()
+        } == *options;
+        (options.reuse && kept.count == count && same_options && &kept.window == window)
             .then(|| kept.walk.clone())
     }
 
@@ -159,6 +165,7 @@ mod tests {
 
     fn kept(count: u64) -> Kept {
         Kept {
+            // Kept from a walk that had to be live (the gate's): it serves later observations.
             options: SnapshotOptions::default(),
             window: window(0, "Fixture"),
             count,
@@ -172,7 +179,10 @@ mod tests {
     #[test]
     fn a_kept_walk_holds_only_while_nothing_changed() {
         let trees = Trees::default();
-        let options = SnapshotOptions::default();
+        let options = SnapshotOptions {
+            reuse: true,
+            ..SnapshotOptions::default()
+        };
         let now = Instant::now();
         trees.keep(kept(3), now);
         let same = trees.get(&window(0, "Fixture"), &options, 3);
@@ -200,7 +210,10 @@ mod tests {
     #[test]
     fn a_walk_soon_after_a_resize_is_not_kept() {
         let trees = Trees::default();
-        let options = SnapshotOptions::default();
+        let options = SnapshotOptions {
+            reuse: true,
+            ..SnapshotOptions::default()
+        };
         let start = Instant::now();
         // As first described, the window counts as settled.
         trees.described(&window(0, "Fixture"), start);

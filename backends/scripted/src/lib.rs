@@ -106,8 +106,8 @@ struct World {
     clipboard: String,
     /// Processes ended by [`Reaction::Exit`].
     ended: std::collections::HashSet<u32>,
-    /// Snapshots taken.
-    snapshots: usize,
+    /// Snapshots taken: whether each allowed a kept walk (`SnapshotOptions::reuse`).
+    snapshots: Vec<bool>,
     /// Watches tell changes apart ([`Scripted::with_typed_events`]).
     typed_events: bool,
 }
@@ -273,7 +273,12 @@ impl Scripted {
 
     /// How many snapshots were taken.
     pub fn snapshots(&self) -> usize {
-        self.world().snapshots
+        self.world().snapshots.len()
+    }
+
+    /// How many of the snapshots taken allowed a kept walk (`SnapshotOptions::reuse`).
+    pub fn reusable_snapshots(&self) -> usize {
+        self.world().snapshots.iter().filter(|r| **r).count()
     }
 
     /// Renames the first element named `from`.
@@ -711,7 +716,7 @@ impl Backend for Scripted {
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
         let mut w = self.world();
         w.fail(Call::Snapshot)?;
-        w.snapshots += 1;
+        w.snapshots.push(options.reuse);
         let win = w.window(window)?;
         let root = match &options.subtree {
             Some(id) => {
