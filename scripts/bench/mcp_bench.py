@@ -80,10 +80,10 @@ async def main():
         pings = []
         for _ in range(REPS + 1):
             started = time.perf_counter()
-            await client.send_ping()
+            await client.call_tool("ping", {})
             pings.append((time.perf_counter() - started) * 1000)
         print("\nfixed cost: gui_list %.1f ms, gui_state of one element (%s) %.1f ms; "
-              "the SDK's round trip alone: ping %.2f ms, tools/list %.1f ms"
+              "the round trip of the ping tool %.2f ms, tools/list %.1f ms"
               % (list_ms, APPS[0][0], one_ms, statistics.median(pings[1:]), statistics.median(transport[1:])))
         # A long session: the sessions directory holds as many states and views as it keeps.
         for _ in range(520):
