@@ -5,7 +5,8 @@
 //! would read now:
 //!
 //! - the caller allows it (`SnapshotOptions::reuse`: the agent's observations; the gate, effect
-//!   checks and waits always walk, and their walks are kept for the next observation);
+//!   checks and waits always walk, and their walks of the whole window are kept for the next
+//!   observation; a read of one element is never kept);
 //! - the same options otherwise (same elements asked for);
 //! - the same window as the window system describes it now (position, size, title, minimized):
 //!   a resize moves elements without any event;

@@ -478,7 +478,7 @@ impl Connected {
         window: &WindowId,
         options: &SnapshotOptions,
     ) -> Option<(WindowEntry, Walk)> {
-        if !self.trees.holds(window) {
+        if !options.reuse || !self.trees.holds(window) {
             return None;
         }
         let mut entry = self.windows.lock().ok()?.get(window).cloned()?;
@@ -644,11 +644,12 @@ impl Backend for LinuxBackend {
         c.trees.described(&entry.info, started);
         let entry_ms = started.elapsed().as_secs_f64() * 1000.0;
         // Counted before the first read: any event from now on means the walk may be stale.
+        // Only a walk of the whole window is kept (an element's read would replace it).
         let count = entry
             .frame
             .as_ref()
             .and_then(|f| c.atspi.changes.count(&f.bus))
-            .filter(|_| entry.xid.is_some());
+            .filter(|_| entry.xid.is_some() && options.subtree.is_none());
         let placement = entry.placement();
         let Some(frame) = entry.frame.clone() else {
             if options.subtree.is_some() {
