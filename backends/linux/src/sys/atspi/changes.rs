@@ -37,6 +37,8 @@ pub(crate) struct Changes {
     reached: tokio::sync::watch::Sender<u64>,
     /// The counting task is reading signals.
     running: std::sync::atomic::AtomicBool,
+    /// A barrier did not come back in time: later calls walk instead of waiting for one.
+    unreliable: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Changes {
@@ -48,6 +50,7 @@ impl Default for Changes {
             read,
             reached,
             running: Default::default(),
+            unreliable: Default::default(),
         }
     }
 }
@@ -131,7 +134,12 @@ impl Atspi {
         let Some(me) = self.conn.unique_name().map(|n| n.to_string()) else {
             return false;
         };
-        if !self.changes.running() {
+        let unreliable = || {
+            self.changes
+                .unreliable
+                .load(std::sync::atomic::Ordering::SeqCst)
+        };
+        if !self.changes.running() || unreliable() {
             return false;
         }
         let token = self
@@ -157,6 +165,14 @@ impl Atspi {
         let reached = tokio::time::timeout(within, read.wait_for(|r| *r >= token))
             .await
             .is_ok_and(|r| r.is_ok());
+        if !reached {
+            // A bus that does not hand a process its own signal would cost every observation
+            // this wait: observations walk from now on.
+            tracing::warn!("the bus did not return this process's barrier signal in time: windows are walked for every observation");
+            self.changes
+                .unreliable
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         reached
     }
 }
