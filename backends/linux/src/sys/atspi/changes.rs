@@ -37,7 +37,8 @@ pub(crate) struct Changes {
     reached: tokio::sync::watch::Sender<u64>,
     /// The counting task is reading signals.
     running: std::sync::atomic::AtomicBool,
-    /// A barrier did not come back in time: later calls walk instead of waiting for one.
+    /// A barrier did not come back in time, and none came since: calls walk instead of waiting
+    /// for one.
     unreliable: std::sync::atomic::AtomicBool,
 }
 
@@ -108,6 +109,10 @@ impl Atspi {
                 };
                 if interface.as_str() == BARRIER_INTERFACE {
                     if let Ok(token) = message.body().deserialize::<u64>() {
+                        // Late or not, it came back: the bus hands this process its own signals.
+                        changes
+                            .unreliable
+                            .store(false, std::sync::atomic::Ordering::SeqCst);
                         changes.reached.send_if_modified(|read| {
                             let later = token > *read;
                             *read = (*read).max(token);
@@ -167,8 +172,8 @@ impl Atspi {
             .is_ok_and(|r| r.is_ok());
         if !reached {
             // A bus that does not hand a process its own signal would cost every observation
-            // this wait: observations walk from now on.
-            tracing::warn!("the bus did not return this process's barrier signal in time: windows are walked for every observation");
+            // this wait: observations walk until a barrier comes back.
+            tracing::debug!("the barrier signal did not come back in time: walking");
             self.changes
                 .unreliable
                 .store(true, std::sync::atomic::Ordering::SeqCst);
