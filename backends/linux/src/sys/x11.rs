@@ -64,6 +64,25 @@ fn gone(id: Window) -> Error {
     )
 }
 
+/// A property request on the connection, its reply not read yet.
+type PropertyCookie<'c> = x11rb::cookie::Cookie<'c, RustConnection, GetPropertyReply>;
+
+/// A byte property (format 8) from its request; `None` when absent or of another format.
+fn bytes_of(cookie: Option<PropertyCookie<'_>>) -> Option<Vec<u8>> {
+    cookie
+        .and_then(|c| c.reply().ok())
+        .filter(|r| r.format == 8)
+        .map(|r| r.value)
+}
+
+/// A 32-bit property from its request; empty when absent.
+fn longs_of(cookie: Option<PropertyCookie<'_>>) -> Vec<u32> {
+    cookie
+        .and_then(|c| c.reply().ok())
+        .and_then(|r| r.value32().map(|v| v.collect()))
+        .unwrap_or_default()
+}
+
 /// A window's rectangle in root coordinates, from its geometry and its origin's place on the root.
 fn bounds_of(geometry: GetGeometryReply, position: TranslateCoordinatesReply) -> Rect {
     Rect::new(
@@ -128,22 +147,19 @@ impl X11 {
     }
 
     fn prop32(&self, win: Window, atom: Atom) -> Vec<u32> {
-        self.conn
-            .get_property(false, win, atom, AtomEnum::ANY, 0, 4096)
-            .ok()
-            .and_then(|c| c.reply().ok())
-            .and_then(|r| r.value32().map(|v| v.collect()))
-            .unwrap_or_default()
+        longs_of(
+            self.conn
+                .get_property(false, win, atom, AtomEnum::ANY, 0, 4096)
+                .ok(),
+        )
     }
 
     fn prop_bytes(&self, win: Window, atom: Atom, kind: impl Into<Atom>) -> Option<Vec<u8>> {
-        let reply = self
-            .conn
-            .get_property(false, win, atom, kind, 0, 65536)
-            .ok()?
-            .reply()
-            .ok()?;
-        (reply.format == 8).then_some(reply.value)
+        bytes_of(
+            self.conn
+                .get_property(false, win, atom, kind, 0, 65536)
+                .ok(),
+        )
     }
 
     /// The `AT_SPI_BUS` property on the root window, if the session published one.
@@ -203,26 +219,12 @@ impl X11 {
             geometry.reply().map_err(|_| gone(id))?,
             position.reply().map_err(|_| gone(id))?,
         );
-        let bytes =
-            |cookie: Option<x11rb::cookie::Cookie<'_, RustConnection, GetPropertyReply>>| {
-                cookie
-                    .and_then(|c| c.reply().ok())
-                    .filter(|r| r.format == 8)
-                    .map(|r| r.value)
-            };
-        let longs =
-            |cookie: Option<x11rb::cookie::Cookie<'_, RustConnection, GetPropertyReply>>| {
-                cookie
-                    .and_then(|c| c.reply().ok())
-                    .and_then(|r| r.value32().map(|v| v.collect::<Vec<u32>>()))
-                    .unwrap_or_default()
-            };
-        let (utf8_title, latin1_title) = (bytes(utf8_title), bytes(latin1_title));
+        let (utf8_title, latin1_title) = (bytes_of(utf8_title), bytes_of(latin1_title));
         let title = utf8_title
             .or(latin1_title)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
-        let class = bytes(class)
+        let class = bytes_of(class)
             .map(|b| {
                 // WM_CLASS is "instance\0class\0"; the class is the application name.
                 let parts: Vec<String> = b
@@ -237,8 +239,8 @@ impl X11 {
                     .unwrap_or_default()
             })
             .unwrap_or_default();
-        let pid = longs(pid).first().copied();
-        let hidden = longs(state).contains(&self.atoms.state_hidden);
+        let pid = longs_of(pid).first().copied();
+        let hidden = longs_of(state).contains(&self.atoms.state_hidden);
         let viewable = attributes
             .and_then(|c| c.reply().ok())
             .map(|a| a.map_state == MapState::VIEWABLE)

@@ -139,12 +139,11 @@ impl Atspi {
         let Some(me) = self.conn.unique_name().map(|n| n.to_string()) else {
             return false;
         };
-        let unreliable = || {
-            self.changes
-                .unreliable
-                .load(std::sync::atomic::Ordering::SeqCst)
-        };
-        if !self.changes.running() || unreliable() {
+        let unreliable = self
+            .changes
+            .unreliable
+            .load(std::sync::atomic::Ordering::SeqCst);
+        if !self.changes.running() || unreliable {
             return false;
         }
         let token = self
