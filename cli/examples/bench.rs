@@ -229,6 +229,7 @@ async fn main() -> anyhow::Result<()> {
             config.sessions_dir = dir.path().to_owned();
             let service = cu_tools::Service::new(backend.clone(), config);
             let (mut observe, mut act, mut total) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut action_answer, mut state_answer) = (String::new(), String::new());
             for _ in 0..reps {
                 let t0 = Instant::now();
                 let request = cu_tools::StateRequest { window_id: id.0.clone(), ..Default::default() };
@@ -250,17 +251,25 @@ async fn main() -> anyhow::Result<()> {
                     actions: vec![spec],
                     ..Default::default()
                 };
-                service.gui_action(&action).await?;
+                action_answer = serde_json::to_string(&service.gui_action(&action).await?)?;
                 act.push(ms(t1));
-                service.gui_state(&request).await?;
+                state_answer = service.gui_state(&request).await?.outline;
                 total.push(ms(t0));
             }
+            // The answers as an agent reads them (the JSON text of the tool result), in o200k tokens.
+            let click = cu_tools::ClickRequest { app: id.0.clone(), target: Some("1".into()), ..Default::default() };
+            let click_answer = serde_json::to_string(&service.click(&click).await?)?;
+            let bpe = tiktoken_rs::o200k_base()?;
+            let tokens = |text: &str| bpe.encode_ordinary(text).len();
             #[allow(clippy::print_stdout)]
             {
                 println!(
                     "{}",
                     serde_json::json!({ "observe_ms": median(observe), "act_ms_incl_effect_check": median(act),
-                                        "observe_act_observe_ms": median(total) })
+                                        "observe_act_observe_ms": median(total),
+                                        "outline_tokens": tokens(&state_answer),
+                                        "gui_action_answer_tokens": tokens(&action_answer), "gui_action_answer": action_answer,
+                                        "click_answer_tokens": tokens(&click_answer), "click_answer": click_answer })
                 );
             }
         }

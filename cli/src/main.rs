@@ -132,7 +132,10 @@ enum Command {
         /// List at most this many elements.
         #[arg(long)]
         max_elements: Option<usize>,
-        /// Full bounds (x,y wxh) instead of the click point (@x,y).
+        /// Each element's click point (@x,y, its centre).
+        #[arg(long)]
+        points: bool,
+        /// Each element's full bounds (x,y wxh).
         #[arg(long)]
         bounds: bool,
         /// Only the elements whose name, value or description contains this text.
@@ -455,6 +458,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             json,
             screenshot,
             max_elements,
+            points,
             bounds,
             query,
         } => {
@@ -462,6 +466,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
                 window_id: window,
                 all,
                 max_elements,
+                points,
                 bounds,
                 query,
                 screenshot: screenshot.is_some(),

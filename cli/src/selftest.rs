@@ -670,6 +670,8 @@ async fn observe_until(
 fn state_request(window: &str) -> cu_tools::StateRequest {
     cu_tools::StateRequest {
         window_id: window.to_owned(),
+        // The self-test clicks at an element's point too.
+        points: true,
         ..Default::default()
     }
 }

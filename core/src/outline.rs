@@ -1,7 +1,8 @@
 //! The compact outline of a snapshot: what an agent reads instead of a tree dump.
 //!
-//! One line per listed element: `e7 button "Delete" @432,235 focused` (the point a click at the
-//! element's centre would use; `bounds` gives `402,224 61x22` instead). By default only what
+//! One line per listed element: `e7 button "Delete" focused`. Where an element is can be asked
+//! for ([`Place`]): `@432,235`, the point a click at its centre would use, or its bounds
+//! `402,224 61x22`; by default neither, since an element is acted on by its id. By default only what
 //! a user acts on or reads is listed (interactive roles, and text with content); unnamed
 //! structural containers are folded away (their children move up), a label repeating its
 //! parent's name is dropped (GTK 4's "7" label inside button "7"), and the list stops at a size
@@ -22,8 +23,8 @@ pub struct OutlineOptions {
     pub all: bool,
     /// Stop after this many listed elements.
     pub max_elements: usize,
-    /// Full window-relative bounds (`x,y wxh`) instead of the click point (`@x,y`, the centre).
-    pub bounds: bool,
+    /// Where each element is, if at all.
+    pub place: Place,
     /// Print only the listed elements whose name, value or description contains this text
     /// (both compared after label normalization), at most `max_elements` of them, each with
     /// its named containers. Every listed element still gets the id it has in the whole outline.
@@ -38,11 +39,23 @@ impl Default for OutlineOptions {
         OutlineOptions {
             all: false,
             max_elements: 300,
-            bounds: false,
+            place: Place::None,
             query: None,
             keep_ids: HashMap::new(),
         }
     }
+}
+
+/// Where each listed element is, in window-relative pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Place {
+    /// Not said: elements are acted on by id (the default, 4–5 tokens a line less).
+    #[default]
+    None,
+    /// The point a click at the element's centre would use: `@432,235`.
+    Point,
+    /// The whole rectangle: `402,224 61x22`.
+    Bounds,
 }
 
 /// Hands out ids: kept ones first, then fresh numbers above every kept one.
@@ -87,7 +100,7 @@ pub struct Outline {
     pub text: String,
     /// `(short id, index into Snapshot::nodes)` for every listed element.
     pub ids: Vec<(String, usize)>,
-    /// For each entry of `ids`, its line without indentation and id (`button "7" @2,4`): what
+    /// For each entry of `ids`, its line without indentation and id (`button "7"`): what
     /// [`crate::changes`] compares between observations.
     pub bodies: Vec<String>,
     /// Elements that qualified but were cut by `max_elements`.
@@ -298,7 +311,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
                 out.omitted += 1;
             } else {
                 let id = ids.of(node);
-                let body = body(node, &name, options.bounds);
+                let body = body(node, &name, options.place);
                 match &query {
                     None => line(&mut out.text, &id, &body, depth),
                     Some(q) if matches(node, &name, q) => {
@@ -357,7 +370,10 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         let _ = writeln!(out.text, "… the page on screen exposes no elements (still loading, or the browser has not built its accessibility tree): observe again, or see it with screenshot=true");
     }
     if hidden > 0 && query.is_none() {
-        let _ = writeln!(out.text, "… {hidden} elements not on screen (closed menus, hidden tabs, scrolled out of view) not listed; all=true lists them");
+        let _ = writeln!(
+            out.text,
+            "… {hidden} elements not on screen not listed (all=true lists them)"
+        );
     }
     if out.omitted > 0 {
         let _ = writeln!(
@@ -462,9 +478,9 @@ fn label_inside(snapshot: &Snapshot, node: &Node) -> Option<String> {
     found
 }
 
-/// One element as its outline line shows it, without id: `button "Save" @40,12 focused`.
+/// One element as the default outline line shows it, without id: `button "Save" focused`.
 pub fn describe(snapshot: &Snapshot, node: &Node) -> String {
-    body(node, &shown_name(snapshot, node), false)
+    body(node, &shown_name(snapshot, node), Place::None)
 }
 
 /// Whether a node matches a (normalized) query: its shown name, value or description.
@@ -519,7 +535,7 @@ fn line(text: &mut String, id: &str, body: &str, depth: usize) {
 }
 
 /// One element's line after its id: role, name, value, place, shown states.
-fn body(node: &Node, name: &str, bounds: bool) -> String {
+fn body(node: &Node, name: &str, place: Place) -> String {
     let mut text = node.role.to_string();
     if !name.is_empty() {
         let _ = write!(text, " {}", quote(name));
@@ -527,13 +543,15 @@ fn body(node: &Node, name: &str, bounds: bool) -> String {
     if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
         let _ = write!(text, " ={}", quote(value));
     }
-    if let Some(b) = node.bounds {
-        if bounds {
+    match (node.bounds, place) {
+        (Some(b), Place::Bounds) => {
             let _ = write!(text, " {},{} {}x{}", b.x, b.y, b.width, b.height);
-        } else {
+        }
+        (Some(b), Place::Point) => {
             let c = b.center();
             let _ = write!(text, " @{},{}", c.x, c.y);
         }
+        (None, _) | (_, Place::None) => {}
     }
     // Text is read-only by nature: the state says something only of what could be edited.
     let shown = |s: &State| !(node.role.is_text() && *s == State::ReadOnly);
@@ -642,7 +660,7 @@ mod tests {
         let out = render(&snapshot, &OutlineOptions::default());
         assert!(
             out.text.contains(
-                "table \"Sheet1\" @2,4 rows 1-50 of 1048576, columns 1-24 of 16384 on screen (empty cells not listed)"
+                "table \"Sheet1\" rows 1-50 of 1048576, columns 1-24 of 16384 on screen (empty cells not listed)"
             ),
             "{}",
             out.text
@@ -650,7 +668,7 @@ mod tests {
         assert!(out.text.contains("cell \"B4\" =\"7\""), "{}", out.text);
         assert!(!out.text.contains("\"C2\""), "an empty cell: {}", out.text);
         assert!(
-            out.text.contains("cell \"D9\" @2,4 focused"),
+            out.text.contains("cell \"D9\" focused"),
             "the active cell: {}",
             out.text
         );
@@ -668,11 +686,7 @@ mod tests {
             .nodes
             .push(node(Role::Cell, "report.odt", Some(6), &[]));
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(
-            out.text.contains(" cell \"report.odt\" @2,4\n"),
-            "{}",
-            out.text
-        );
+        assert!(out.text.contains(" cell \"report.odt\"\n"), "{}", out.text);
         assert_eq!(out.text.matches(" cell").count(), 1, "{}", out.text);
     }
 
@@ -691,11 +705,7 @@ mod tests {
         text.states = StateSet::EMPTY.with(State::ReadOnly);
         snapshot.nodes.push(text);
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(
-            out.text.contains(" list_item \"one\" @2,4\n"),
-            "{}",
-            out.text
-        );
+        assert!(out.text.contains(" list_item \"one\"\n"), "{}", out.text);
         assert!(!out.text.contains('•'), "{}", out.text);
         assert_eq!(out.text.matches("\"one\"").count(), 1, "{}", out.text);
         // A read-only field still says so.
@@ -705,7 +715,7 @@ mod tests {
         snapshot.nodes.push(field);
         let out = render(&snapshot, &OutlineOptions::default());
         assert!(
-            out.text.contains("text_input \"Total\" @2,4 read_only"),
+            out.text.contains("text_input \"Total\" read_only"),
             "{}",
             out.text
         );
@@ -742,11 +752,7 @@ mod tests {
             .nodes
             .push(node(Role::Label, "Modified", Some(7), &[]));
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(
-            out.text.contains(" button \"Modified\" @2,4\n"),
-            "{}",
-            out.text
-        );
+        assert!(out.text.contains(" button \"Modified\"\n"), "{}", out.text);
         assert_eq!(out.text.matches("Modified").count(), 1, "{}", out.text);
     }
 
@@ -775,7 +781,7 @@ mod tests {
         let out = render(&calculator(), &OutlineOptions::default());
         assert_eq!(
             out.text,
-            "window \"Calculator\" 3x4\n e1 text_area =\"42\" @2,4 focused\n e2 button \"7\" @2,4\n"
+            "window \"Calculator\" 3x4\n e1 text_area =\"42\" focused\n e2 button \"7\"\n"
         );
         assert_eq!(out.ids, vec![("e1".to_owned(), 2), ("e2".to_owned(), 3)]);
     }
@@ -788,7 +794,7 @@ mod tests {
         snapshot.nodes[3].name = "  Undo      ".into();
         snapshot.nodes[4].name = "Undo".into();
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(out.text.contains(" button \"Undo\" @2,4\n"), "{}", out.text);
+        assert!(out.text.contains(" button \"Undo\"\n"), "{}", out.text);
     }
 
     /// Mousepad's and LibreOffice's menu bars were missing from the default outline (a menu is
@@ -803,7 +809,7 @@ mod tests {
         closed.bounds = None;
         snapshot.nodes.push(closed);
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(out.text.contains(" menu \"File\" @2,4\n"), "{}", out.text);
+        assert!(out.text.contains(" menu \"File\"\n"), "{}", out.text);
         assert!(!out.text.contains("Recent"), "{}", out.text);
     }
 
@@ -820,24 +826,26 @@ mod tests {
             .nodes
             .push(node(Role::Group, "Keypad", Some(1), &[]));
         let out = render(&snapshot, &OutlineOptions::default());
-        assert!(out.text.contains(" window \"7\" @2,4\n"), "{}", out.text);
+        assert!(out.text.contains(" window \"7\"\n"), "{}", out.text);
         assert!(out.text.contains(" group \"Keypad\""), "{}", out.text);
     }
 
     #[test]
-    fn full_bounds_on_request() {
-        let out = render(
-            &calculator(),
-            &OutlineOptions {
-                bounds: true,
-                ..Default::default()
-            },
-        );
-        assert!(
-            out.text.contains("e2 button \"7\" 1,2 3x4\n"),
-            "{}",
-            out.text
-        );
+    fn places_only_on_request() {
+        let with = |place| {
+            render(
+                &calculator(),
+                &OutlineOptions {
+                    place,
+                    ..Default::default()
+                },
+            )
+            .text
+        };
+        let (none, point, bounds) = (with(Place::None), with(Place::Point), with(Place::Bounds));
+        assert!(none.contains("e2 button \"7\"\n"), "{none}");
+        assert!(point.contains("e2 button \"7\" @2,4\n"), "{point}");
+        assert!(bounds.contains("e2 button \"7\" 1,2 3x4\n"), "{bounds}");
     }
 
     #[test]
@@ -925,7 +933,7 @@ mod tests {
         assert!(
             found
                 .text
-                .contains(" e3 button \"Add\" @2,4 in group \"Keypad\"\n"),
+                .contains(" e3 button \"Add\" in group \"Keypad\"\n"),
             "{}",
             found.text
         );

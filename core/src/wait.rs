@@ -469,7 +469,7 @@ mod tests {
         };
         let v = judge(&c, &s);
         assert!(!v.met);
-        assert_eq!(v.seen, "label \"Result: 42\" @16,12");
+        assert_eq!(v.seen, "label \"Result: 42\"");
     }
 
     #[test]

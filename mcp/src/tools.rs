@@ -116,7 +116,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "gui_state",
-        description: "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, @x,y (window-relative centre; bounds=true gives x,y wxh), key states. Interactive and text elements by default; query=\"text\" lists only the elements that mention it, with their containers.",
+        description: "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, key states (points=true adds each element's window-relative centre @x,y, bounds=true its x,y wxh; elements are acted on by id). Interactive and text elements by default; query=\"text\" lists only the elements that mention it, with their containers.",
         effect: Impact::Observes,
         input: input::<StateRequest>,
         output: output::<StateResult>,

@@ -19,7 +19,7 @@ bench_launch "${APPS[@]}"
 sleep 2
 LIST=$(cargo run -q --release -- list)
 wid() { bench_wid "$1" | cut -f1; }
-echo "Default gui_state outline (interactive + text elements, click points @x,y; bounds=true adds sizes):"
+echo "Default gui_state outline (interactive + text elements; points=true adds @x,y, bounds=true x,y wxh):"
 printf '%-22s %9s %7s %7s %9s\n' app elements tokens bytes tok/elem
 for a in gtk3 calc qt6 mousepad featherpad gtk4 firefox; do
   "$BENCH" outline "$(wid "${PID[$a]}")" | python3 -c "import json,sys; r=json.load(sys.stdin); print('%-22s %9d %7d %7d %9.1f' % (sys.argv[1], r['elements'], r['tokens'], r['bytes'], r['tokens_per_element']))" "$a"
@@ -30,7 +30,7 @@ HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 --directory tests/fixtures >/dev/null 2>&1 &
 HTTP_PID=$!
 BENCH_ON_EXIT='kill $HTTP_PID 2>/dev/null'
-echo "Chromium page (as gui_state page=true: the window line and the showing document, click points included) vs Playwright MCP 0.0.83 browser_snapshot (no bounds), same page:"
+echo "Chromium page (as gui_state page=true: the window line and the showing document) vs Playwright MCP 0.0.83 browser_snapshot (no bounds), same page:"
 printf '%-22s %12s %12s %10s\n' page ours_tokens pw_tokens pw/ours
 pairs=("chromium:A11y Fixture Page:fixture.html" "chromium-controls:Controls benchmark:controls.html")
 for f in "${PAGES[@]}"; do
@@ -48,5 +48,5 @@ print("%-22s %7d (%3d el) %12d %9.2fx" % (sys.argv[1], o["tokens"], o["elements"
 PY
 done
 echo
-echo "observe -> act -> observe on gnome-calculator (median of 5; act includes the effect check):"
+echo "observe -> act -> observe on gnome-calculator (median of 5; act includes the effect check), and the answers in o200k tokens:"
 "$BENCH" loop 5 "$(wid "${PID[calc]}")"

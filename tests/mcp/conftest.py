@@ -170,11 +170,11 @@ async def window_titled(client, text, timeout=40.0):
     return await poll(find, f"a window titled {text!r}", timeout, every=0.3)
 
 
-async def eventually(client, window_id, predicate, what, timeout=5.0):
-    """Observes the window until predicate(outline) holds; returns that outline."""
+async def eventually(client, window_id, predicate, what, timeout=5.0, **kw):
+    """Observes the window (gui_state with kw) until predicate(outline) holds; returns that outline."""
     deadline = time.time() + timeout
     while True:
-        text = (await observe(client, window_id))["outline"]
+        text = (await observe(client, window_id, **kw))["outline"]
         if predicate(text):
             return text
         assert time.time() < deadline, f"{what} never held:\n{text}"
@@ -182,7 +182,8 @@ async def eventually(client, window_id, predicate, what, timeout=5.0):
 
 
 def element(outline, role, name):
-    """(id, (x, y)) of the first outline line with this role and name; (x, y) is the click point."""
+    """(id, (x, y)) of the first outline line with this role and name; (x, y) is the click point
+    (observed with points=True; None without)."""
     for line in outline.splitlines():
         m = re.match(r'\s*(e\d+) (\w+)(?: "((?:[^"\\]|\\.)*)")?(?: =("(?:[^"\\]|\\.)*"))?(?: @(-?\d+),(-?\d+))?', line)
         if m and m.group(2) == role and (m.group(3) or "") == name:

@@ -165,7 +165,7 @@ async def test_closing_an_edited_document_answers_with_the_save_dialog(connect, 
     async with connect() as client:
         w = await window_of(client, pid)
         state = await observe(client, w["id"])
-        area = next(line.split()[0] for line in state["outline"].splitlines() if " text_area @" in line)
+        area = next(line.split()[0] for line in state["outline"].splitlines() if line.split()[1:2] == ["text_area"])
         err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
                                                      "actions": [{"type": "type", "element_id": area, "text": "draft"}],
                                                      "expect": {"until": "stable", "quiet_ms": 300}})
@@ -208,7 +208,7 @@ async def test_clipboard_write_then_paste_enters_text_a_layout_cannot_type(conne
         err, res = await call(client, "gui_clipboard", {"op": "write", "text": text})
         assert not err and res["chars"] == len(text), res
         state = await observe(client, w["id"])
-        area = next(line.split()[0] for line in state["outline"].splitlines() if " text_area @" in line)
+        area = next(line.split()[0] for line in state["outline"].splitlines() if line.split()[1:2] == ["text_area"])
         err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
                                                      "actions": [{"type": "click", "element_id": area},
                                                                  {"type": "key", "keys": "ctrl+v"}],

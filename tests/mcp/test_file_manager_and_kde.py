@@ -43,7 +43,7 @@ async def test_thunar_renames_a_file_through_its_context_menu(apps, server_env, 
         outline = await eventually(client, w["id"], lambda o: 'cell "report.odt"' in o,
                                    "the file list", timeout=10)
         assert len(re.findall(r'cell "report\.odt"', outline)) == 1, outline
-        assert not re.search(r'^\s*e\d+ cell @', outline, re.M), f"an unnamed cell listed:\n{outline}"
+        assert not re.search(r'^\s*e\d+ cell(?! ")', outline, re.M), f"an unnamed cell listed:\n{outline}"
 
         state = await observe(client, w["id"])
         cell, _ = element(state["outline"], "cell", "report.odt")
@@ -76,11 +76,11 @@ async def test_kcalc_shows_its_result_display_by_default(apps, server_env):
         pid = apps.launch("kcalc")
         w = await window_of(client, pid, timeout=30)
         outline = (await observe(client, w["id"]))["outline"]
-        assert re.search(r'^ e\d+ window "0" @', outline, re.M), outline
+        assert re.search(r'^ e\d+ window "0"(?: |$)', outline, re.M), outline
         assert 'menu "File"' in outline or 'menu_item "File"' in outline, outline
         assert "Bit 63" not in outline, f"the hidden bit buttons are listed:\n{outline}"
         err, res = await call(client, "click", {"app": w["id"], "steps": ["1", "2", "×", "1", "2", "="]})
         assert not err, res
         outline = await eventually(client, w["id"], lambda o: re.search(r'window "144"', o),
                                    "144 on the display", timeout=10)
-        line_of(outline, r'^ e\d+ window "144" @')
+        line_of(outline, r'^ e\d+ window "144"(?: |$)')

@@ -55,7 +55,7 @@ async def fresh(client, wid, role, **kw):
     """(state, Delete's id, Delete's point) from a new observation (a browser may still be
     loading its page)."""
     async def found():
-        state = await observe(client, wid, **kw)
+        state = await observe(client, wid, points=True, **kw)
         try:
             delete, point = element(state["outline"], role, "Delete")
         except AssertionError:
@@ -127,7 +127,7 @@ async def test_regression_format_in_libreoffices_menu_bar_opens_without_confirma
 
             async def menu(name, role="menu"):
                 async def shown():
-                    state = await observe(client, wid, all=True, max_elements=3000)
+                    state = await observe(client, wid, all=True, max_elements=3000, points=True)
                     m = re.search(r'(e\d+) %s "%s"(?: @(\d+),(\d+))?' % (role, re.escape(name)), state["outline"])
                     if m and (role == "menu" or m.group(2)):
                         return state, m.group(1), (int(m.group(2)), int(m.group(3))) if m.group(2) else None

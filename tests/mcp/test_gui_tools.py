@@ -38,7 +38,7 @@ async def test_coordinate_click_at_an_element_centre(connect, apps):
     pid = apps.launch("qt5")
     async with connect() as client:
         w = await window_of(client, pid)
-        state = await observe(client, w["id"])
+        state = await observe(client, w["id"], points=True)
         _, (x, y) = element(state["outline"], "check_box", "Remember me")
         args = {"window_id": w["id"], "state_id": state["state_id"], "actions": [{"type": "click", "x": x, "y": y}]}
         err, res = await call(client, "gui_action", args)
@@ -107,7 +107,7 @@ async def test_dangerous_delete_needs_confirmation_and_information_does_not(conn
     pid = apps.launch("zenity")
     async with connect() as client:
         w = await window_of(client, pid)
-        state = await observe(client, w["id"])
+        state = await observe(client, w["id"], points=True)
         delete, (x, y) = element(state["outline"], "button", "Delete")
         base = {"window_id": w["id"], "state_id": state["state_id"]}
         err, res = await call(client, "gui_action", {**base, "actions": [{"type": "click", "element_id": delete}]})

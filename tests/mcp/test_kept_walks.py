@@ -45,9 +45,9 @@ async def test_kept_walk_shows_a_change_made_from_outside(connect, apps):
     async with connect() as client:
         w = await window_of(client, pid)
         xid = str(int(w["id"].split(":", 1)[1], 16))
-        first = await observe(client, w["id"], all=True)
+        first = await observe(client, w["id"], all=True, points=True)
         # Asked again with nothing changed: this is the observation kept from the walk.
-        again = await observe(client, w["id"], all=True)
+        again = await observe(client, w["id"], all=True, points=True)
         assert entry_line(again["outline"]) == entry_line(first["outline"])
         assert "kept" not in entry_line(again["outline"])
 
@@ -60,7 +60,7 @@ async def test_kept_walk_shows_a_change_made_from_outside(connect, apps):
         async def typed():
             return text_seen_by_pyatspi(pid, "Name entry").endswith("kept")
         await poll(typed, "pyatspi reading the typed text", timeout=15)
-        after = await observe(client, w["id"], all=True)
+        after = await observe(client, w["id"], all=True, points=True)
         assert "kept" in entry_line(after["outline"]), after["outline"]
 
 
@@ -69,8 +69,8 @@ async def test_kept_walk_is_not_given_for_a_resized_window(connect, apps):
     async with connect() as client:
         w = await window_of(client, pid)
         xid = str(int(w["id"].split(":", 1)[1], 16))
-        await observe(client, w["id"], all=True)
-        before = await observe(client, w["id"], all=True)
+        await observe(client, w["id"], all=True, points=True)
+        before = await observe(client, w["id"], all=True, points=True)
         _, (x_before, _) = element(before["outline"], "text_input", "Name entry")
         width = before["window"]["bounds"]["w"]
 
@@ -85,7 +85,7 @@ async def test_kept_walk_is_not_given_for_a_resized_window(connect, apps):
         # The layout follows the window a moment later: once X11 has the new size, the entry's
         # centre must move with it in the next observations, never stay where the kept walk had it.
         async def moved():
-            after = await observe(client, w["id"], all=True)
+            after = await observe(client, w["id"], all=True, points=True)
             assert after["window"]["bounds"]["w"] == width + 200, after["window"]
             _, (x_after, _) = element(after["outline"], "text_input", "Name entry")
             return x_after > x_before
@@ -101,10 +101,10 @@ async def test_a_scrolled_web_page_is_read_again(connect, apps):
         xid = str(int(w["id"].split(":", 1)[1], 16))
 
         async def listed():
-            return "Article 1:" in (await observe(client, w["id"], all=True))["outline"]
+            return "Article 1:" in (await observe(client, w["id"], all=True, points=True))["outline"]
         await poll(listed, "the long list rendered", timeout=30)
-        before = await observe(client, w["id"], all=True)
-        again = await observe(client, w["id"], all=True)
+        before = await observe(client, w["id"], all=True, points=True)
+        again = await observe(client, w["id"], all=True, points=True)
         first_link = next(line for line in again["outline"].splitlines() if "Article" in line)
         assert first_link in before["outline"]
 
@@ -114,6 +114,6 @@ async def test_a_scrolled_web_page_is_read_again(connect, apps):
                 "click", "5", "click", "5", "click", "5")
 
         async def scrolled():
-            outline = (await observe(client, w["id"], all=True))["outline"]
+            outline = (await observe(client, w["id"], all=True, points=True))["outline"]
             return first_link not in outline
         await poll(scrolled, "the page's first rows scrolled away", timeout=10)

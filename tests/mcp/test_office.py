@@ -113,11 +113,11 @@ async def test_regression_a_fresh_window_is_clicked_where_it_is_drawn(server_env
     async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
         main = await window_titled(client, "LibreOffice Writer", timeout=120)
         first = await eventually(client, main["id"], lambda text: '"Open"' in text and '"Menu"' in text,
-                                 "the toolbar and the sidebar", timeout=30)
+                                 "the toolbar and the sidebar", timeout=30, points=True)
         open_id, open_at = element(first, "button", "Open")
         _, sidebar_at = element(first, "toggle_button", "Menu")
         # Found instead of read: the same id and point, with its container, in a fraction of the text.
-        found = (await observe(client, main["id"], query="open"))["outline"]
+        found = (await observe(client, main["id"], query="open", points=True))["outline"]
         assert element(found, "button", "Open") == (open_id, open_at), found
         assert any(' button "Open" ' in line and line.endswith(' in toolbar "Standard"')
                    for line in found.splitlines()), found
@@ -134,6 +134,6 @@ async def test_regression_a_fresh_window_is_clicked_where_it_is_drawn(server_env
         assert not err and res["results"][0]["effect"] == "window_closed", res
         # The pointer has moved over the window: LibreOffice reports the right places itself now,
         # and they are the points the first observation gave.
-        again = await observe(client, main["id"])
+        again = await observe(client, main["id"], points=True)
         assert element(again["outline"], "button", "Open")[1] == open_at, again["outline"]
         assert element(again["outline"], "toggle_button", "Menu")[1] == sidebar_at, again["outline"]

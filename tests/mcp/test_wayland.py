@@ -77,7 +77,7 @@ async def test_wayland_input_and_capture_through_the_portal(wayland):
             _, entry = await window(client, "Entry test")
 
             # A coordinate click (portal pointer, not an AT-SPI action) on the calculator's 7.
-            err, state = await call(client, "gui_state", {"window_id": calc["id"]})
+            err, state = await call(client, "gui_state", {"window_id": calc["id"], "points": True})
             assert not err, state
             x, y = map(int, re.search(r'button "7" @(\d+),(\d+)', state["outline"]).groups())
             err, res = await call(client, "gui_action", {"window_id": calc["id"], "state_id": state["state_id"],
@@ -88,7 +88,7 @@ async def test_wayland_input_and_capture_through_the_portal(wayland):
             # Typing: keys go to the focused window, so click into the entry first (GTK 3 draws a
             # shadow margin around its window: the click must still land), then type through the
             # portal keyboard and read the text back over AT-SPI.
-            err, state = await call(client, "gui_state", {"window_id": entry["id"]})
+            err, state = await call(client, "gui_state", {"window_id": entry["id"], "points": True})
             assert not err, state
             x, y = map(int, re.search(r'text_input[^@]*@(\d+),(\d+)', state["outline"]).groups())
             err, res = await call(client, "gui_action", {"window_id": entry["id"], "state_id": state["state_id"],
@@ -128,7 +128,7 @@ async def test_without_window_streams_coordinates_are_refused_not_guessed(tmp_pa
     try:
         async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=120) as client:
             _, w = await window(client, "Calculator")
-            err, state = await call(client, "gui_state", {"window_id": w["id"]})
+            err, state = await call(client, "gui_state", {"window_id": w["id"], "points": True})
             assert not err, state
             seven, x, y = re.search(r'(e\d+) button "7" @(\d+),(\d+)', state["outline"]).groups()
             err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],

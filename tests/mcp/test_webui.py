@@ -73,7 +73,7 @@ def page_server(server_env, desktop):
 
 
 def outline(window_id, env):
-    out = subprocess.run([BIN, "state", window_id], capture_output=True, text=True, env=env, timeout=30)
+    out = subprocess.run([BIN, "state", "--points", window_id], capture_output=True, text=True, env=env, timeout=30)
     return out.stdout
 
 

@@ -92,8 +92,14 @@ pub struct Resolved {
     pub role: Role,
     /// How the label matched (`exact`, `normalized`, `synonym`, `id`, `role`).
     pub how: &'static str,
-    /// The match's score.
+    /// The match's score, left out when it is 1 (a whole match).
+    #[serde(skip_serializing_if = "whole")]
     pub score: f64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn whole(score: &f64) -> bool {
+    *score >= 1.0
 }
 
 /// One clicked step.

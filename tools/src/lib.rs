@@ -56,7 +56,7 @@ use cu_core::backend::{Backend, BackendInfo};
 use cu_core::changes::{Changes, View, ViewLine};
 use cu_core::config::Config;
 use cu_core::element::{DesktopInstance, SnapshotOptions, State, Truncation};
-use cu_core::outline::{self, OutlineOptions};
+use cu_core::outline::{self, OutlineOptions, Place};
 use cu_core::persist::now_ms;
 use cu_core::safety::Gate;
 use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
@@ -148,7 +148,11 @@ pub struct StateRequest {
     /// image can be answered with ids.
     #[serde(default)]
     pub marks: bool,
-    /// Full bounds x,y wxh per element instead of the click point @x,y.
+    /// Each element's click point @x,y (its centre, window-relative). Not needed to act:
+    /// elements are acted on by id.
+    #[serde(default)]
+    pub points: bool,
+    /// Each element's full bounds x,y wxh (window-relative; wins over points).
     #[serde(default)]
     pub bounds: bool,
     /// Find instead of reading everything: only the elements whose name, value or description
@@ -490,7 +494,11 @@ impl Service {
         let outline_options = OutlineOptions {
             all: req.all,
             max_elements: req.max_elements.unwrap_or(300).clamp(1, 5000),
-            bounds: req.bounds,
+            place: match (req.bounds, req.points) {
+                (true, _) => Place::Bounds,
+                (false, true) => Place::Point,
+                (false, false) => Place::None,
+            },
             query: req.query.clone(),
             keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
         };
