@@ -82,10 +82,7 @@ impl Atspi {
     /// Starts counting every application's events, once per connection (at connection, before
     /// any window is read, so no change goes uncounted).
     pub(crate) async fn count_changes(&self) {
-        if self
-            .counting
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        if !self.counting.first() {
             return;
         }
         let rule = MatchRule::builder().msg_type(MessageType::Signal).build();

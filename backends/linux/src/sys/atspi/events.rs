@@ -296,10 +296,7 @@ impl Atspi {
     /// Registers this process as a listener for [`EVENTS`], once per connection; a registry
     /// that refuses only means fewer events (the caller still polls).
     pub(super) async fn listen_once(&self) {
-        if self
-            .listening
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        if !self.listening.first() {
             return;
         }
         for event in EVENTS {

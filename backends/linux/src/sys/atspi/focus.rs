@@ -72,10 +72,7 @@ impl Atspi {
     /// Starts recording focus events, once per connection. Until an application sends one, the
     /// log knows nothing of it (the probe searches).
     pub(crate) async fn track_focus(&self) {
-        if self
-            .tracking_focus
-            .swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
+        if !self.tracking_focus.first() {
             return;
         }
         let rule = MatchRule::builder()

@@ -97,15 +97,26 @@ pub(crate) struct Atspi {
     /// The accessibility bus address, part of the desktop instance marker.
     pub address: String,
     /// This process is registered as an event listener ([`events`]).
-    listening: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    listening: Once,
     /// Where each application's focus went last ([`focus`]).
     pub(crate) focus: std::sync::Arc<focus::FocusLog>,
     /// The focus events are being recorded.
-    tracking_focus: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    tracking_focus: Once,
     /// How many events each application sent ([`changes`]).
     pub(crate) changes: std::sync::Arc<changes::Changes>,
     /// The events are being counted.
-    counting: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    counting: Once,
+}
+
+/// Something a connection does once (a registration, a task started), shared by its clones.
+#[derive(Clone, Default)]
+pub(crate) struct Once(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Once {
+    /// True for the first caller only.
+    pub(crate) fn first(&self) -> bool {
+        !self.0.swap(true, std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 impl Atspi {
