@@ -15,17 +15,20 @@
 //! - the window's place and size had not changed for [`SETTLE`] when the walk began: a toolkit
 //!   lays out again after a resize without any event, a moment after the window system has the
 //!   new size, so a walk made in that moment is used once and not kept;
-//! - the window holds no document: a web page scrolls (its own or an inner region) with no
-//!   event but `object:bounds-changed` (Chromium sends hundreds per wheel turn), which is not
-//!   registered, since every atk-bridge app would then send one for every widget it lays out.
+//! - every element inside a document is where the walk saw it ([`Held::places`], read again
+//!   by the caller): a web page scrolls (its own view or an inner region) with no event but
+//!   `object:bounds-changed` (Chromium sends hundreds per wheel turn), which is not registered,
+//!   since every atk-bridge app would then send one for every widget it lays out. A scroll
+//!   moves what it scrolls, so asking each element's place (one call each, pipelined) tells,
+//!   at a fraction of a walk's cost.
 //!
-//! Pure: the caller reads the counts and the window, and says when to forget.
+//! Pure: the caller reads the counts, the window and the places, and says when to forget.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use cu_core::element::{Node, SnapshotOptions, Truncation};
+use cu_core::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
 use cu_core::geometry::Rect;
 use cu_core::role::Role;
 use cu_core::window::{WindowId, WindowInfo};
@@ -45,6 +48,34 @@ pub struct Kept {
 
 /// A walk's nodes in pre-order and what it left out.
 pub type Walk = (Vec<Node>, Option<Truncation>);
+
+/// A kept walk that holds so far, and what the caller must still confirm.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The walk.
+    pub walk: Walk,
+    /// Each element inside a document (the document included) with the place the walk gave it:
+    /// the walk holds only if every one is still there.
+    pub places: Vec<(ElementIdentity, Option<Rect>)>,
+}
+
+/// The elements of `nodes` (pre-order, parents before children) inside a document, with their
+/// places.
+fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
+    let mut inside = vec![false; nodes.len()];
+    let mut places = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let parent_inside = node
+            .parent
+            .and_then(|p| inside.get(p as usize).copied())
+            .unwrap_or(false);
+        inside[i] = parent_inside || node.role == Role::Document;
+        if inside[i] {
+            places.push((node.identity.clone(), node.bounds));
+        }
+    }
+    places
+}
 
 /// Where a window was last described, and when that place was first seen after another
 /// (`None`: as first described, no change seen).
@@ -99,8 +130,7 @@ impl Trees {
                         .is_none_or(|at| began.saturating_duration_since(at) >= SETTLE)
             })
         });
-        let document = kept.walk.0.iter().any(|n| n.role == Role::Document);
-        if settled && !document {
+        if settled {
             map.insert(kept.window.id.clone(), kept);
         } else {
             map.remove(&kept.window.id);
@@ -113,16 +143,21 @@ impl Trees {
     }
 
     /// The kept walk of `window` if it still holds: asked with `options`, the window described
-    /// as `window` now, its application's event count `count` now.
-    pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Walk> {
+    /// as `window` now, its application's event count `count` now; the places of its documents'
+    /// elements are for the caller to confirm.
+    pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Held> {
         let map = self.kept.lock().ok()?;
         let kept = map.get(&window.id)?;
         let same_options = SnapshotOptions {
             reuse: options.reuse,
             ..kept.options.clone()
         } == *options;
-        (options.reuse && kept.count == count && same_options && &kept.window == window)
-            .then(|| kept.walk.clone())
+        (options.reuse && kept.count == count && same_options && &kept.window == window).then(
+            || Held {
+                places: document_places(&kept.walk.0),
+                walk: kept.walk.clone(),
+            },
+        )
     }
 
     /// Forgets the walk of `window`.
@@ -149,7 +184,6 @@ impl Trees {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::element::ElementIdentity;
 
     fn window(x: i32, title: &str) -> WindowInfo {
         WindowInfo {
@@ -187,7 +221,7 @@ mod tests {
         let now = Instant::now();
         trees.keep(kept(3), now);
         let same = trees.get(&window(0, "Fixture"), &options, 3);
-        assert_eq!(same.map(|(nodes, _)| nodes.len()), Some(1));
+        assert_eq!(same.map(|held| held.walk.0.len()), Some(1));
         // An event from the application since the walk began.
         assert!(trees.get(&window(0, "Fixture"), &options, 4).is_none());
         // The window moved or was renamed (a resize moves elements without an event).
@@ -235,13 +269,58 @@ mod tests {
     }
 
     #[test]
-    fn a_window_holding_a_document_is_walked_every_time() {
+    fn a_documents_elements_are_given_to_confirm_and_nothing_else() {
         let trees = Trees::default();
+        let options = SnapshotOptions {
+            reuse: true,
+            ..SnapshotOptions::default()
+        };
         let mut page = kept(3);
-        let mut doc = Node::new(Role::Document, ElementIdentity(":1.5|/doc".into()));
-        doc.parent = Some(0);
-        page.walk.0.push(doc);
+        let node = |role, id: &str, parent: u32, bounds: Option<Rect>| {
+            let mut n = Node::new(role, ElementIdentity(id.into()));
+            n.parent = Some(parent);
+            n.bounds = bounds;
+            n
+        };
+        // window > [toolbar > button], [document > [link, offscreen paragraph]]
+        page.walk.0.extend([
+            node(
+                Role::Toolbar,
+                ":1.5|/bar",
+                0,
+                Some(Rect::new(0, 0, 300, 20)),
+            ),
+            node(Role::Button, ":1.5|/back", 1, Some(Rect::new(0, 0, 20, 20))),
+            node(
+                Role::Document,
+                ":1.5|/doc",
+                0,
+                Some(Rect::new(0, 20, 300, 180)),
+            ),
+            node(Role::Link, ":1.5|/a", 3, Some(Rect::new(5, 40, 50, 10))),
+            node(Role::Paragraph, ":1.5|/p", 3, None),
+        ]);
         trees.keep(page, Instant::now());
-        assert!(!trees.holds(&WindowId("x11:0x1".into())));
+        let held = trees
+            .get(&window(0, "Fixture"), &options, 3)
+            .map(|h| h.places);
+        assert_eq!(
+            held,
+            Some(vec![
+                (
+                    ElementIdentity(":1.5|/doc".into()),
+                    Some(Rect::new(0, 20, 300, 180))
+                ),
+                (
+                    ElementIdentity(":1.5|/a".into()),
+                    Some(Rect::new(5, 40, 50, 10))
+                ),
+                (ElementIdentity(":1.5|/p".into()), None),
+            ])
+        );
+        // A window without a document has nothing to confirm.
+        trees.keep(kept(4), Instant::now());
+        let plain = trees.get(&window(0, "Fixture"), &options, 4);
+        assert_eq!(plain.map(|h| h.places.len()), Some(0));
     }
 }

@@ -500,8 +500,41 @@ impl Connected {
         entry.described(described.ok()?);
         self.trees.described(&entry.info, std::time::Instant::now());
         let count = self.atspi.changes.count(&bus)?;
-        let walk = self.trees.get(&entry.info, options, count)?;
-        Some((entry, walk))
+        let held = self.trees.get(&entry.info, options, count)?;
+        if !self.still_placed(&entry, &held.places).await {
+            return None;
+        }
+        Some((entry, held.walk))
+    }
+
+    /// Whether every one of `places` (a document's elements) is where its kept walk saw it: the
+    /// same extents, placed as a walk places them now. Asked all at once; any error says no.
+    async fn still_placed(
+        &self,
+        entry: &WindowEntry,
+        places: &[(ElementIdentity, Option<Rect>)],
+    ) -> bool {
+        if places.is_empty() {
+            return true;
+        }
+        let placement = entry.placement();
+        let started = std::time::Instant::now();
+        let asked = places.iter().map(|(identity, bounds)| async move {
+            let obj = ObjRef::from_identity(identity).ok()?;
+            let extents = self.atspi.extents(&obj).await.ok()?;
+            Some(placement.bounds(extents) == *bounds)
+        });
+        let same = futures_util::future::join_all(asked)
+            .await
+            .into_iter()
+            .all(|same| same == Some(true));
+        tracing::debug!(
+            elements = places.len(),
+            same,
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "document places confirmed"
+        );
+        same
     }
 
     /// Converts a window-relative point to root coordinates, refusing points outside the window.
