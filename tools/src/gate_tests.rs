@@ -209,6 +209,48 @@ fn regression_tab_key_then_return_key() {
     refused_then_confirmed(|_| vec![key("Tab"), key("Return")], false);
 }
 
+/// A list whose type-ahead moves focus to "Delete all" when "d" is typed on "Archive".
+const ACTIONS: &str = r#"app: files
+title: Actions
+---
+window "Actions" @0,0 300x200
+  list "Actions" @10,10 200x100
+    list_item "Archive" @10,10 200x20 [focused]
+    list_item "Delete all" @10,30 200x20
+"#;
+
+#[test]
+fn regression_a_letter_that_moved_focus_then_return() {
+    // Text was taken to leave focus where it was, so Return was judged on "Archive" and pressed
+    // "Delete all", which the letter's type-ahead had focused.
+    for actions in [vec![typed("d\n", None)], vec![key("d"), key("Return")]] {
+        let backend = Scripted::new();
+        let window = backend
+            .open(ACTIONS, Point::new(100, 100))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let lab = Lab {
+            service: service(&backend, dir.path(), 5),
+            backend,
+            window,
+            _dir: dir,
+        };
+        block_on(async {
+            let (state, _) = lab.observe(None).await;
+            let e = lab.act(&state, actions, false).await.err();
+            assert_eq!(
+                e.map(|e| e.code),
+                Some(ErrorCode::DangerousActionNeedsConfirmation)
+            );
+            assert!(
+                lab.backend.presses().is_empty(),
+                "{:?}",
+                lab.backend.presses()
+            );
+        });
+    }
+}
+
 #[test]
 fn regression_click_at_a_point_the_observation_did_not_list() {
     let lab = lab();

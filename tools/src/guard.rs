@@ -242,6 +242,11 @@ impl<'s> Sender<'s> {
         self.send(event).await?;
         if reach.may_move_focus() && !stays {
             self.moved(before, tab);
+        } else {
+            // Text can move focus too, without the app showing a move to wait for: a letter
+            // typed on LibreOffice Calc's sheet focuses the paragraph of the cell it starts
+            // editing. The next activating piece reads focus afresh.
+            self.focus = None;
         }
         Ok(())
     }
@@ -385,7 +390,7 @@ impl<'s> Sender<'s> {
         Ok(Probe::from_subtree(&subtree))
     }
 
-    /// Whether the current focus takes `reach` as text (so focus stays where it is).
+    /// Whether the current focus takes `reach` as text (so no focus move is waited for).
     fn focus_takes(&self, reach: Reach) -> bool {
         let Some(Ok(focus)) = &self.focus else {
             return false;

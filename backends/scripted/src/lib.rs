@@ -7,6 +7,7 @@
 //! - focus moves on Tab and shift+Tab among focusable, enabled elements, and to what is clicked;
 //! - space presses the focused button (it is text in a text field); Return presses the focused
 //!   button, or the window's `default` button when focus is in a single-line field or nowhere;
+//! - a letter typed on a list or tree item moves focus to the next item starting with it;
 //! - `alt+letter` presses the control whose name marks that letter with `_` (`"_Delete"`), and in
 //!   an open menu a plain letter does;
 //! - a click presses the control under the point (the deepest element whose bounds hold it, its
@@ -557,6 +558,28 @@ impl ScriptedWindow {
         })
     }
 
+    /// Type-ahead, as list and tree views do: a letter typed on item `i` moves focus to the
+    /// next item beside it whose name starts with the letter.
+    fn typed_ahead(&self, i: usize, c: char) -> Option<usize> {
+        let item = |n: &Node| matches!(n.role, Role::ListItem | Role::TreeItem);
+        let node = self.nodes.get(i).filter(|n| item(n))?;
+        let siblings: Vec<usize> = (0..self.nodes.len())
+            .filter(|&j| self.nodes[j].parent == node.parent && item(&self.nodes[j]))
+            .collect();
+        let at = siblings.iter().position(|&j| j == i)?;
+        let starts = |j: &usize| {
+            let name = shown_name(&self.nodes, *j);
+            name.chars()
+                .next()
+                .is_some_and(|first| first.to_lowercase().eq(c.to_lowercase()))
+        };
+        siblings[at + 1..]
+            .iter()
+            .chain(&siblings[..at])
+            .find(|j| starts(j))
+            .copied()
+    }
+
     fn multi_line(&self, i: usize) -> bool {
         self.nodes
             .get(i)
@@ -1002,6 +1025,8 @@ fn type_key(w: &mut World, window: &WindowId, keys: &[Key]) -> Result<()> {
                 }
             } else if let Some(f) = focus.filter(|f| win.takes_text(*f)) {
                 win.nodes[f].value.get_or_insert_with(String::new).push(*c);
+            } else if let Some(next) = focus.and_then(|f| win.typed_ahead(f, *c)) {
+                win.set_focus(Some(next));
             }
         }
         Key::Named(NamedKey::Delete) => {
