@@ -318,6 +318,15 @@ pub trait Backend: Send + Sync {
     /// Lists visible top-level windows of applications.
     async fn list_windows(&self) -> Result<Vec<WindowInfo>>;
 
+    /// The top-level windows as the display server lists them now, with the ids, processes and
+    /// titles of [`list_windows`](Self::list_windows) but nothing only accessibility adds (the
+    /// app's name, whether it has a tree, which one is focused): for telling quickly whether a
+    /// window opened or closed while its application is busy, whose accessibility answers wait
+    /// behind its work. The default: [`list_windows`](Self::list_windows).
+    async fn shown_windows(&self) -> Result<Vec<WindowInfo>> {
+        self.list_windows().await
+    }
+
     /// Reads one window's element tree.
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot>;
 
@@ -446,6 +455,21 @@ pub trait Watch: Send {
     /// is built. `false` where this watch cannot (the default) or the app did not answer.
     async fn settle(&mut self, _within: std::time::Duration) -> bool {
         false
+    }
+
+    /// The next event the application sent before it answered the last [`settle`](Self::settle),
+    /// as [`seen`](Self::seen) tells it, without waiting; `Ok(None)` once they are all read (an
+    /// app that keeps sending does not hold the caller). With `new_windows_only`, only
+    /// [`Seen::NewWindow`] is told and the rest passed over: the caller knows the window changed,
+    /// and only a window on its way still matters (telling where the others happened costs
+    /// round trips to a busy app). The default: whatever is queued now.
+    async fn seen_before_settle(&mut self, new_windows_only: bool) -> Result<Option<Seen>> {
+        loop {
+            match self.seen(std::time::Duration::ZERO).await? {
+                Some(seen) if new_windows_only && seen != Seen::NewWindow => continue,
+                told => return Ok(told),
+            }
+        }
     }
 }
 

@@ -57,6 +57,8 @@ async def main():
                 "per_step_ms": round(per_step, 1),
                 "app_reaction_ms": reaction,
                 "per_step_over_reaction": round(per_step / reaction, 2) if reaction else None,
+                "one_key_all_ms": [round(x) for x in single],
+                "four_keys_all_ms": [round(x) for x in sequence],
                 "effects": effects,
             }))
 

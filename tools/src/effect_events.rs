@@ -3,16 +3,19 @@
 //!
 //! The call subscribes before its first input ([`Service::effect_events`]) and forgets what came
 //! before each step's input ([`Events::before_input`]). After the input, the windows are listed
-//! every [`POLL`] and before any answer (a closed or opened window wins, as in the polling watch),
-//! and the window's own events (the backend's [`Watch::seen`]) decide:
+//! every [`POLL`] and before any answer, as the display server lists them
+//! ([`Backend::shown_windows`](cu_core::backend::Backend::shown_windows): a busy app's
+//! accessibility answers wait behind its work); a closed or opened window wins, as in the
+//! polling watch. The window's own events (the backend's [`Watch::seen`]) decide:
 //!
 //! - content events, then [`EVENT_QUIET`] without one (or [`BURST`] of them), and the app quiet
 //!   elsewhere too (building a dialog): `changed`; in a dialog only at the end of the watch (its
 //!   Return changes a field, then closes it);
 //! - only focus events, then [`FOCUS_QUIET`](super::steps) without a content one: `focus_moved`;
 //! - before either is answered, and at the end of the watch, one round trip to the app
-//!   ([`Watch::settle`]: Mousepad answers only once its Save As dialog is built) and a new look
-//!   at the windows;
+//!   ([`Watch::settle`]: Mousepad answers only once its Save As dialog is built), what it sent
+//!   before answering ([`Watch::seen_before_settle`]; not what it keeps sending after: Calc
+//!   sends events for 200 ms after a key) and a new look at the windows;
 //! - no event at all: the window is read once and compared with the baseline when there is one;
 //!   without one, `no_change` when the app was seen sending events, else `not_checked`. The
 //!   baseline read before a call's first input is skipped for an app already seen sending
@@ -33,11 +36,11 @@ use super::Service;
 
 /// How long a window must stay without content events before `changed` is answered (the rest
 /// of a burst, and a dialog mapped a moment after its parent changed, are seen first).
-const EVENT_QUIET: Duration = Duration::from_millis(25);
+const EVENT_QUIET: Duration = Duration::from_millis(10);
 
 /// How long content events may keep coming before `changed` is answered anyway (an animation
 /// or a progress bar never goes quiet).
-const BURST: Duration = Duration::from_millis(60);
+const BURST: Duration = Duration::from_millis(20);
 
 /// How long the app is given to answer the round trip before a step is answered.
 const SETTLE: Duration = Duration::from_millis(2000);
@@ -123,7 +126,7 @@ impl Service {
                 || started.elapsed() >= limit_of(dialog, &heard);
             if due {
                 listed_at = Some(Instant::now());
-                let listed = self.backend.list_windows().await.ok();
+                let listed = self.backend.shown_windows().await.ok();
                 let unlisted = listed
                     .as_ref()
                     .is_some_and(|all| all.iter().all(|w| &w.id != window));
@@ -166,7 +169,10 @@ impl Service {
                 // it, what it sent meanwhile, a new look at the windows.
                 settled = true;
                 events.watch.settle(SETTLE).await;
-                while let Ok(Some(seen)) = events.watch.seen(Duration::ZERO).await {
+                // Once the window was seen to change, only a window on its way still matters.
+                while let Ok(Some(seen)) =
+                    events.watch.seen_before_settle(heard.first.is_some()).await
+                {
                     heard.note(seen);
                     events.proven = true;
                 }

@@ -464,7 +464,7 @@ impl Service {
     /// The windows listed now, as the baseline of the next step's effect watch (`None` when
     /// the listing fails: then no window is reported as opened).
     pub(super) async fn windows_before(&self, window: &WindowId) -> Option<WindowsBefore> {
-        let listed = self.backend.list_windows().await.ok()?;
+        let listed = self.backend.shown_windows().await.ok()?;
         WindowsBefore::new(window, listed)
     }
 
@@ -525,7 +525,7 @@ impl Service {
         let (mut last, mut still_since) = (None, Instant::now());
         loop {
             let read = self.fingerprint(window).await;
-            let listed = self.backend.list_windows().await.ok();
+            let listed = self.backend.shown_windows().await.ok();
             // A window that cannot be read for a moment while a dialog opens is not closed:
             // gone means unreadable and no longer listed.
             let closed = matches!(&read, Err(e) if e.code == ErrorCode::WindowNotFound)

@@ -48,11 +48,16 @@ pub fn seen(interface: &str, member: &str, detail: &str) -> Option<Seen> {
 /// application created or activated ([`Seen::NewWindow`]), else that the app is at work
 /// elsewhere ([`Seen::Elsewhere`]).
 pub fn seen_elsewhere(interface: &str, member: &str) -> Seen {
-    if interface == "org.a11y.atspi.Event.Window" && matches!(member, "Create" | "Activate") {
+    if may_be_new_window(interface, member) {
         Seen::NewWindow
     } else {
         Seen::Elsewhere
     }
+}
+
+/// Whether an event says [`Seen::NewWindow`] when its element is not in the watched window.
+pub fn may_be_new_window(interface: &str, member: &str) -> bool {
+    interface == "org.a11y.atspi.Event.Window" && matches!(member, "Create" | "Activate")
 }
 
 #[cfg(test)]

@@ -662,6 +662,22 @@ impl Backend for LinuxBackend {
         self.connected().await?.list().await
     }
 
+    async fn shown_windows(&self) -> Result<Vec<WindowInfo>> {
+        let c = self.connected().await?;
+        match &c.input {
+            // X11 lists every window; zero-sized ones are not listed (nothing a person sees).
+            InputPath::X11(_) => Ok(c
+                .x_windows()
+                .await?
+                .iter()
+                .filter(|w| !w.bounds.is_empty())
+                .map(|w| listing::x11_window(w, None, None))
+                .collect()),
+            // Without X11 the accessibility frames are the windows.
+            _ => c.list().await,
+        }
+    }
+
     async fn snapshot(&self, window: &WindowId, options: &SnapshotOptions) -> Result<Snapshot> {
         let c = self.connected().await?;
         let started = std::time::Instant::now();

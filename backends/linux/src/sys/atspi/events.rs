@@ -49,6 +49,10 @@ const EVENTS: [&str; 13] = [
 /// (LibreOffice sends thousands of events per key; each call then waited out its timeout).
 pub(crate) struct EventWatch {
     events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    /// An event taken from the queue but sent after the last settle's reply, for later.
+    held: Option<Event>,
+    /// The serial number of the application's reply to the last [`Watch::settle`].
+    settled: Option<u32>,
     reader: tokio::task::JoinHandle<()>,
     /// The window whose events [`Watch::seen`] reports, when scoped to one.
     scope: Option<Scope>,
@@ -68,6 +72,8 @@ struct Event {
     /// The first argument (`focused` of `StateChanged`); empty when unread.
     detail: String,
     path: OwnedObjectPath,
+    /// Its serial number: the application numbers everything it sends in order.
+    serial: u32,
 }
 
 impl Event {
@@ -83,6 +89,7 @@ impl Event {
             member: header.member()?.to_string(),
             detail: event_detail(message).map(|(d, _)| d).unwrap_or_default(),
             path: header.path()?.to_owned().into(),
+            serial: message.primary_header().serial_num().get(),
         })
     }
 }
@@ -107,6 +114,18 @@ const MAX_DEPTH: usize = 64;
 const PARENT_TIMEOUT: Duration = Duration::from_millis(100);
 
 impl Scope {
+    /// What `event` says of the window: `None` for what no observation shows.
+    async fn judge(&mut self, event: &Event) -> Option<Seen> {
+        let seen = crate::events::seen(&event.interface, &event.member, &event.detail)?;
+        let inside = self.holds(event.path.clone()).await;
+        tracing::trace!(event.member, event.detail, %event.path, inside, "event");
+        Some(if inside {
+            seen
+        } else {
+            crate::events::seen_elsewhere(&event.interface, &event.member)
+        })
+    }
+
     /// Whether the element at `path` (on the frame's bus) sits in the frame: its parents are
     /// followed until one is the frame or was walked in it, one is known, or the chain ends
     /// (another top-level, the application, an element not yet placed in the tree).
@@ -147,6 +166,11 @@ impl Scope {
     }
 }
 
+/// The error of a watch whose event stream ended.
+fn ended() -> Error {
+    Error::new(ErrorCode::NotSupported, "the event stream ended")
+}
+
 /// The first argument and `detail1` of an AT-SPI event signal: AT-SPI 2 apps send
 /// `siiva{sv}`, Qt `siiv(so)`.
 pub(super) fn event_detail(message: &zbus::Message) -> Option<(String, i32)> {
@@ -165,6 +189,10 @@ pub(super) fn event_detail(message: &zbus::Message) -> Option<(String, i32)> {
 #[async_trait::async_trait]
 impl Watch for EventWatch {
     async fn changed(&mut self, within: Duration) -> bool {
+        if self.held.is_some() {
+            self.clear();
+            return true;
+        }
         match tokio::time::timeout(within, self.events.recv()).await {
             Ok(Some(_)) => {
                 // The rest of a burst that is already queued counts as the same change.
@@ -190,27 +218,53 @@ impl Watch for EventWatch {
         };
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let event = match tokio::time::timeout_at(deadline, self.events.recv()).await {
-                Ok(Some(event)) => event,
-                Err(_) => return Ok(None),
-                Ok(None) => {
-                    return Err(Error::new(
-                        ErrorCode::NotSupported,
-                        "the event stream ended",
-                    ))
-                }
+            let event = match self.held.take() {
+                Some(event) => event,
+                None => match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                    Ok(Some(event)) => event,
+                    Err(_) => return Ok(None),
+                    Ok(None) => return Err(ended()),
+                },
             };
-            let Some(seen) = crate::events::seen(&event.interface, &event.member, &event.detail)
-            else {
+            if let Some(seen) = scope.judge(&event).await {
+                return Ok(Some(seen));
+            }
+        }
+    }
+
+    async fn seen_before_settle(&mut self, new_windows_only: bool) -> Result<Option<Seen>> {
+        let Some(scope) = self.scope.as_mut() else {
+            return Err(Error::new(
+                ErrorCode::NotSupported,
+                "this watch is not scoped to a window",
+            ));
+        };
+        loop {
+            let event = match self.held.take() {
+                Some(event) => event,
+                None => match self.events.try_recv() {
+                    Ok(event) => event,
+                    Err(tokio::sync::mpsc::error::TryRecvError::Empty) => return Ok(None),
+                    Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
+                        return Err(ended())
+                    }
+                },
+            };
+            if self.settled.is_some_and(|reply| event.serial > reply) {
+                self.held = Some(event);
+                return Ok(None);
+            }
+            if new_windows_only
+                && !crate::events::may_be_new_window(&event.interface, &event.member)
+            {
                 continue;
-            };
-            let inside = scope.holds(event.path.clone()).await;
-            tracing::trace!(event.member, event.detail, %event.path, inside, "event");
-            return Ok(Some(if inside {
-                seen
-            } else {
-                crate::events::seen_elsewhere(&event.interface, &event.member)
-            }));
+            }
+            match scope.judge(&event).await {
+                Some(seen) if !new_windows_only || seen == Seen::NewWindow => {
+                    return Ok(Some(seen))
+                }
+                _ => {}
+            }
         }
     }
 
@@ -219,16 +273,17 @@ impl Watch for EventWatch {
             return false;
         };
         // Through the bus, as the events come: its reply follows every event sent before it.
-        let asked = scope.atspi.call_via_bus::<_, Vec<u32>>(
-            &scope.frame,
-            super::ACCESSIBLE,
-            "GetState",
-            &(),
-        );
-        matches!(tokio::time::timeout(within, asked).await, Ok(Ok(_)))
+        let asked = scope.atspi.round_trip(&scope.frame);
+        self.settled = match tokio::time::timeout(within, asked).await {
+            Ok(Ok(serial)) => Some(serial),
+            _ => None,
+        };
+        self.settled.is_some()
     }
 
     fn clear(&mut self) {
+        self.held = None;
+        self.settled = None;
         while self.events.try_recv().is_ok() {}
     }
 
@@ -288,6 +343,8 @@ impl Atspi {
         });
         Ok(EventWatch {
             events,
+            held: None,
+            settled: None,
             reader,
             scope: None,
         })

@@ -186,37 +186,38 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + zbus::zvariant::Type,
     {
-        self.call_routed(obj, iface, method, body, Route::Direct)
-            .await
+        let msg = self
+            .reply_routed(obj, iface, method, body, Route::Direct)
+            .await?;
+        msg.body().deserialize::<R>().map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
+            )
+        })
     }
 
-    /// One method call through the bus even where a direct connection exists: its reply comes
-    /// after every signal the app sent before it (they travel the same way).
-    pub(crate) async fn call_via_bus<B, R>(
-        &self,
-        obj: &ObjRef,
-        iface: &str,
-        method: &str,
-        body: &B,
-    ) -> Result<R>
-    where
-        B: serde::Serialize + DynamicType,
-        R: DeserializeOwned + zbus::zvariant::Type,
-    {
-        self.call_routed(obj, iface, method, body, Route::Bus).await
+    /// One round trip to `obj`'s application through the bus, even where a direct connection
+    /// exists: the serial number of its reply. The reply comes after every signal the app sent
+    /// before it (they travel the same way), and an app numbers all it sends in order, so its
+    /// events with a lower serial were sent before it answered.
+    pub(crate) async fn round_trip(&self, obj: &ObjRef) -> Result<u32> {
+        let reply = self
+            .reply_routed(obj, ACCESSIBLE, "GetState", &(), Route::Bus)
+            .await?;
+        Ok(reply.primary_header().serial_num().get())
     }
 
-    async fn call_routed<B, R>(
+    async fn reply_routed<B>(
         &self,
         obj: &ObjRef,
         iface: &str,
         method: &str,
         body: &B,
         route: Route,
-    ) -> Result<R>
+    ) -> Result<zbus::Message>
     where
         B: serde::Serialize + DynamicType,
-        R: DeserializeOwned + zbus::zvariant::Type,
     {
         CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let peer = match route {
@@ -245,7 +246,7 @@ impl Atspi {
                     .await
             }
         };
-        let msg = reply.map_err(|e| {
+        reply.map_err(|e| {
             if peer.is_some() && matches!(e, zbus::Error::InputOutput(_)) {
                 // The app went away: forget the socket, report it like the bus would.
                 if let Ok(mut p) = self.peers.lock() {
@@ -257,12 +258,6 @@ impl Atspi {
                 );
             }
             dbus_error(e, obj, method)
-        })?;
-        msg.body().deserialize::<R>().map_err(|e| {
-            Error::new(
-                ErrorCode::Internal,
-                format!("{method} on {}: unexpected reply: {e}", obj.path.as_str()),
-            )
         })
     }
 
