@@ -166,6 +166,14 @@ impl Scope {
     }
 }
 
+/// The error of a watch asked to tell events apart that is not scoped to a window.
+fn unscoped() -> Error {
+    Error::new(
+        ErrorCode::NotSupported,
+        "this watch is not scoped to a window",
+    )
+}
+
 /// The error of a watch whose event stream ended.
 fn ended() -> Error {
     Error::new(ErrorCode::NotSupported, "the event stream ended")
@@ -211,10 +219,7 @@ impl Watch for EventWatch {
 
     async fn seen(&mut self, within: Duration) -> Result<Option<Seen>> {
         let Some(scope) = self.scope.as_mut() else {
-            return Err(Error::new(
-                ErrorCode::NotSupported,
-                "this watch is not scoped to a window",
-            ));
+            return Err(unscoped());
         };
         let deadline = tokio::time::Instant::now() + within;
         loop {
@@ -234,10 +239,7 @@ impl Watch for EventWatch {
 
     async fn seen_before_settle(&mut self, new_windows_only: bool) -> Result<Option<Seen>> {
         let Some(scope) = self.scope.as_mut() else {
-            return Err(Error::new(
-                ErrorCode::NotSupported,
-                "this watch is not scoped to a window",
-            ));
+            return Err(unscoped());
         };
         loop {
             let event = match self.held.take() {
