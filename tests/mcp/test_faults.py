@@ -154,6 +154,41 @@ async def test_the_app_killed_during_an_action(apps, server_env):
         assert not err and all(x.get("pid") != pid for x in res["windows"]), res
 
 
+async def test_regression_one_hung_app_held_every_listing(apps, server_env):
+    """A file chooser's app stopped answering and every gui_list took the bus's 3 s timeout. A
+    hung app (stopped here) costs the first listing a bounded wait; later ones, while it stays
+    silent, hardly anything. Its window stays listed (from X11); the other app's window keeps its
+    tree; once it answers again, its tree is back."""
+    params = StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_MODEL="none"))
+    async with Client(params, read_timeout_seconds=60) as client:
+        hung, live = apps.launch("qt6"), apps.launch("calc")
+        await window_of(client, hung)
+        w = await window_of(client, live)
+        os.kill(hung, signal.SIGSTOP)
+        try:
+            timed = []
+            for _ in range(4):
+                started = time.monotonic()
+                err, res = await call(client, "gui_list", {})
+                timed.append(time.monotonic() - started)
+                assert not err, res
+            assert timed[0] < 2.5 and max(timed[1:]) < 1.0, timed
+            listed = {x.get("pid"): x for x in res["windows"]}
+            assert hung in listed and listed[live].get("no_tree") is not True, res
+            started = time.monotonic()
+            err, state = await call(client, "gui_state", {"window_id": w["id"]})
+            assert not err and state["elements"] > 5, state
+            assert time.monotonic() - started < 2.0
+        finally:
+            os.kill(hung, signal.SIGCONT)
+
+        async def tree_back():
+            err, res = await call(client, "gui_list", {})
+            return not err and any(x.get("pid") == hung and x.get("no_tree") is not True
+                                   for x in res["windows"])
+        await poll(tree_back, "the hung app's tree back once it answers", timeout=20)
+
+
 async def test_an_app_that_crashes_on_a_press_is_app_exited(apps, server_env):
     """Firefox aborted on a press and the tool answered ELEMENT_NOT_FOUND. The press's effect
     says the window closed and its application ended, and a sequence stops there with

@@ -56,6 +56,37 @@ struct Connected {
     walked: Mutex<HashMap<WindowId, Arc<Walked>>>,
     /// The last walk of each window, answered again while its application sends no event.
     trees: Trees,
+    /// Each application's frames at the last listing, by bus name.
+    listed: Mutex<HashMap<String, Listed>>,
+}
+
+/// How long an application is given to answer a listing.
+const APP_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+/// How long an application that did not answer the last listing, and sent no event since, is
+/// given.
+const SILENT_APP_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// One application at the last listing.
+#[derive(Clone)]
+struct Listed {
+    frames: Vec<Frame>,
+    /// It answered (else `frames` are from before).
+    answered: bool,
+    /// Its event count then.
+    count: Option<u64>,
+}
+
+impl Listed {
+    /// How long an application is given to answer a listing, given how it did at the last one
+    /// (`before`) and its event count now.
+    fn wait(before: Option<&Listed>, count: Option<u64>) -> std::time::Duration {
+        let silent = before.is_some_and(|b| !b.answered && count.is_some() && b.count == count);
+        if silent {
+            SILENT_APP_WAIT
+        } else {
+            APP_WAIT
+        }
+    }
 }
 
 /// The path raw input and capture take: chosen once, at connection, by the session type.
@@ -202,6 +233,7 @@ impl Connected {
             misplaced: Mutex::new(HashMap::new()),
             walked: Mutex::new(HashMap::new()),
             trees: Trees::default(),
+            listed: Mutex::new(HashMap::new()),
         })
     }
 
@@ -323,74 +355,111 @@ impl Connected {
         })
     }
 
+    /// Every application's frames. An application that does not answer within [`APP_WAIT`]
+    /// (busy, or hung) is listed with the frames it had at the last listing, so one hung app does
+    /// not hold every listing for the bus's 3 s timeout; while it stays silent (no answer, no
+    /// event since), it is given only [`SILENT_APP_WAIT`].
     async fn atspi_frames(&self) -> Result<Vec<Frame>> {
         let apps = self.atspi.applications().await?;
-        let per_app = apps.into_iter().map(|app| async move {
-            let (name, kids, pid, rel) = tokio::join!(
-                self.atspi.name(&app),
-                self.atspi.children(&app),
-                self.atspi.pid_of(&app.bus),
-                self.atspi.toolkit(&app),
-            );
-            let kids = kids.unwrap_or_else(|e| {
-                tracing::debug!("application {} lists no windows: {}", app.bus, e.message);
-                Vec::new()
-            });
-            let frames = kids.into_iter().map(|obj| {
-                let app_name = name.clone().unwrap_or_default();
-                async move {
-                    let (title, role, states) = tokio::join!(
-                        self.atspi.name(&obj),
-                        self.atspi.role(&obj),
-                        self.atspi.states(&obj)
-                    );
-                    let role = match role {
-                        Ok(r) => r,
-                        Err(e) => {
-                            tracing::debug!("skipping {}: {}", obj.path.as_str(), e.message);
-                            return None;
+        let last = self.listed.lock().map(|l| l.clone()).unwrap_or_default();
+        let per_app = apps.into_iter().map(|app| {
+            let before = last.get(&app.bus);
+            async move {
+                let count = self.atspi.changes.count(&app.bus);
+                let wait = Listed::wait(before, count);
+                let bus = app.bus.clone();
+                let listed = match tokio::time::timeout(wait, self.app_frames(app)).await {
+                    Ok(frames) => Listed {
+                        frames,
+                        answered: true,
+                        count,
+                    },
+                    Err(_) => {
+                        tracing::debug!(
+                            bus,
+                            ms = wait.as_millis() as u64,
+                            "an application did not answer the listing: its frames as last listed"
+                        );
+                        Listed {
+                            frames: before.map(|b| b.frames.clone()).unwrap_or_default(),
+                            answered: false,
+                            count,
                         }
-                    };
-                    if !matches!(
-                        role,
-                        atspi_role::FRAME
-                            | atspi_role::WINDOW
-                            | atspi_role::DIALOG
-                            | atspi_role::ALERT
-                            | atspi_role::FILE_CHOOSER
-                            | atspi_role::FILLER
-                            | atspi_role::PANEL
-                    ) {
+                    }
+                };
+                (bus, listed)
+            }
+        });
+        // In the registry's order of applications, as the windows are listed.
+        let listed = futures_util::future::join_all(per_app).await;
+        let frames = listed.iter().flat_map(|(_, l)| l.frames.clone()).collect();
+        if let Ok(mut kept) = self.listed.lock() {
+            *kept = listed.into_iter().collect();
+        }
+        Ok(frames)
+    }
+
+    /// The frames of one application: its top-level children that are windows.
+    async fn app_frames(&self, app: ObjRef) -> Vec<Frame> {
+        let (name, kids, pid, rel) = tokio::join!(
+            self.atspi.name(&app),
+            self.atspi.children(&app),
+            self.atspi.pid_of(&app.bus),
+            self.atspi.toolkit(&app),
+        );
+        let kids = kids.unwrap_or_else(|e| {
+            tracing::debug!("application {} lists no windows: {}", app.bus, e.message);
+            Vec::new()
+        });
+        let frames = kids.into_iter().map(|obj| {
+            let app_name = name.clone().unwrap_or_default();
+            async move {
+                let (title, role, states) = tokio::join!(
+                    self.atspi.name(&obj),
+                    self.atspi.role(&obj),
+                    self.atspi.states(&obj)
+                );
+                let role = match role {
+                    Ok(r) => r,
+                    Err(e) => {
+                        tracing::debug!("skipping {}: {}", obj.path.as_str(), e.message);
                         return None;
                     }
-                    let states = states.unwrap_or_default();
-                    Some(Frame {
-                        obj,
-                        toolkit: rel,
-                        facts: listing::FrameFacts {
-                            app_name,
-                            title: title.unwrap_or_default(),
-                            pid,
-                            showing: states.has(atspi_state::SHOWING)
-                                || states.has(atspi_state::VISIBLE),
-                            active: states.has(atspi_state::ACTIVE),
-                            iconified: states.has(atspi_state::ICONIFIED),
-                            extents: None,
-                        },
-                    })
+                };
+                if !matches!(
+                    role,
+                    atspi_role::FRAME
+                        | atspi_role::WINDOW
+                        | atspi_role::DIALOG
+                        | atspi_role::ALERT
+                        | atspi_role::FILE_CHOOSER
+                        | atspi_role::FILLER
+                        | atspi_role::PANEL
+                ) {
+                    return None;
                 }
-            });
-            futures_util::future::join_all(frames)
-                .await
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
+                let states = states.unwrap_or_default();
+                Some(Frame {
+                    obj,
+                    toolkit: rel,
+                    facts: listing::FrameFacts {
+                        app_name,
+                        title: title.unwrap_or_default(),
+                        pid,
+                        showing: states.has(atspi_state::SHOWING)
+                            || states.has(atspi_state::VISIBLE),
+                        active: states.has(atspi_state::ACTIVE),
+                        iconified: states.has(atspi_state::ICONIFIED),
+                        extents: None,
+                    },
+                })
+            }
         });
-        Ok(futures_util::future::join_all(per_app)
+        futures_util::future::join_all(frames)
             .await
             .into_iter()
             .flatten()
-            .collect())
+            .collect::<Vec<_>>()
     }
 
     async fn entry(&self, id: &WindowId) -> Result<WindowEntry> {
@@ -562,6 +631,7 @@ impl Connected {
 
 /// An accessible frame: where it is on the bus, how its toolkit reports extents, and what the
 /// window join reads of it.
+#[derive(Clone)]
 struct Frame {
     obj: ObjRef,
     toolkit: Toolkit,
@@ -1088,4 +1158,38 @@ enum Resolved {
     Scroll(Point, i32, i32),
     Key(Vec<u32>),
     Text(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(answered: bool, count: Option<u64>) -> Listed {
+        Listed {
+            frames: Vec::new(),
+            answered,
+            count,
+        }
+    }
+
+    #[test]
+    fn regression_one_hung_application_held_every_listing_for_3_s() {
+        // Never listed, or it answered last time: the full wait.
+        assert_eq!(Listed::wait(None, Some(4)), APP_WAIT);
+        assert_eq!(
+            Listed::wait(Some(&listed(true, Some(4))), Some(4)),
+            APP_WAIT
+        );
+        // It did not answer, and sent nothing since: still silent, a short wait.
+        assert_eq!(
+            Listed::wait(Some(&listed(false, Some(4))), Some(4)),
+            SILENT_APP_WAIT
+        );
+        // It sent events since (busy, not hung), or nothing is counted: the full wait again.
+        assert_eq!(
+            Listed::wait(Some(&listed(false, Some(4))), Some(9)),
+            APP_WAIT
+        );
+        assert_eq!(Listed::wait(Some(&listed(false, None)), None), APP_WAIT);
+    }
 }
