@@ -179,6 +179,10 @@ async def test_regression_one_hung_app_held_every_listing(apps, server_env):
             err, state = await call(client, "gui_state", {"window_id": w["id"]})
             assert not err and state["elements"] > 5, state
             assert time.monotonic() - started < 2.0
+            # Observing the hung window itself says so, retryably, and does not lose the window.
+            hung_id = listed[hung]["id"]
+            err, res = await call(client, "gui_state", {"window_id": hung_id})
+            assert err and res["error"]["code"] == "TIMEOUT" and res["error"]["retryable"], res
         finally:
             os.kill(hung, signal.SIGCONT)
 

@@ -499,8 +499,8 @@ impl Connected {
         };
         let answers = async {
             match &entry.frame {
-                Some(frame) => self.atspi.role(frame).await.is_ok(),
-                None => true,
+                Some(frame) => self.atspi.role(frame).await.map(|_| ()),
+                None => Ok(()),
             }
         };
         let (described, answers) = futures_util::join!(described, answers);
@@ -511,12 +511,19 @@ impl Connected {
             })?;
             entry.described(xw);
         }
-        let gone = !answers;
-        if gone {
-            self.forget(id);
-            return Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")));
+        match answers {
+            Ok(()) => Ok(entry),
+            // Busy or hung: still there (its X11 window was described), not gone.
+            Err(e) if e.code == ErrorCode::Timeout => Err(Error::new(
+                ErrorCode::Timeout,
+                format!("the application of window {id} does not answer on the accessibility bus (busy or hung)"),
+            )
+            .with_suggestion("Observe it again in a moment: a busy app (loading, building a dialog) answers once done.")),
+            Err(_) => {
+                self.forget(id);
+                Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")))
+            }
         }
-        Ok(entry)
     }
 
     /// The X11 connection, the live entry and its X window, for input, capture and activation.
