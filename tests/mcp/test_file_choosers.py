@@ -58,3 +58,29 @@ async def test_a_save_dialog_takes_a_full_path_by_its_label(kind, apps, server_e
         assert res["results"][0]["effect"] == "window_closed", res
         await eventually(client, w["id"], lambda o: 'label "saved: /' in o,
                          "the app's own word that it saved", timeout=10)
+
+
+async def test_regression_a_key_in_a_dialog_a_press_opened_froze_the_app(apps, server_env, tmp_path, monkeypatch):
+    """GTK 3 runs the "clicked" handler of a button pressed through AT-SPI while it dispatches the
+    press, and the fixture's handler runs the chooser in a nested main loop (`gtk_dialog_run`):
+    the connection the press came by dispatches nothing more while the dialog is open. Reads sent
+    through it waited, and Escape typed while one was pending froze the app for good. Now the
+    press's connection is used no more: the dialog is read, Escape closes it, and the app still
+    answers."""
+    (tmp_path / "existing.txt").write_text("already here")
+    monkeypatch.setenv("CHOOSER_DIR", str(tmp_path))
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env),
+                      read_timeout_seconds=60) as client:
+        pid = apps.launch("chooser-gtk3")
+        w = await window_of(client, pid, timeout=30)
+        err, res = await call(client, "click", {"app": w["id"], "target": "Save As…"})
+        assert not err and res["results"][0]["effect"] == "window_opened", res
+        dialog = res["results"][0]["opened"]["window_id"]
+        await eventually(client, dialog, lambda o: "existing.txt" in o, "the file list", timeout=15)
+        state = await observe(client, dialog)
+        err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "Escape"}]})
+        assert not err and res["results"][0]["effect"] == "window_closed", res
+        # The app answers: its window is read afresh (a walk of a new depth).
+        err, res = await call(client, "gui_state", {"window_id": w["id"], "max_depth": 7})
+        assert not err and "Save As" in res["outline"], res

@@ -923,7 +923,11 @@ impl Backend for LinuxBackend {
                 ));
             }
         }
-        match act::perform(&c.atspi, &obj, action).await {
+        let acted = act::perform(&c.atspi, &obj, action).await;
+        // The action's handler may still be running in a nested main loop on the direct
+        // connection: it is used no more (see `Atspi::retire_peer`).
+        c.atspi.retire_peer(&obj.bus);
+        match acted {
             Err(e) if matches!(e.code, ErrorCode::ElementNotFound | ErrorCode::Timeout) => {
                 // Gone mid-call is a crash (or a quit), not a missing element: asked of the bus.
                 if c.atspi.still_connected(&obj.bus).await == Some(false) {

@@ -33,6 +33,8 @@ pub(crate) const SELECTION: &str = "org.a11y.atspi.Selection";
 pub(crate) const APPLICATION: &str = "org.a11y.atspi.Application";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// Direct connections kept open after an action went through them ([`Atspi::retire_peer`]).
+const MAX_RETIRED: usize = 16;
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 const NULL_PATH: &str = "/org/a11y/atspi/null";
 
@@ -92,6 +94,8 @@ pub(crate) struct Atspi {
     /// Direct connections to applications that offer one (atk-bridge: GTK 3, Firefox,
     /// Chromium), by bus name; `None` = the app offers none, use the bus.
     peers: std::sync::Arc<std::sync::Mutex<HashMap<String, Option<Connection>>>>,
+    /// Direct connections an action went through, kept open ([`Atspi::retire_peer`]).
+    retired: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<Connection>>>,
     /// Bus connections found not to be applications ([`apps`]).
     verdicts: apps::Verdicts,
     /// The accessibility bus address, part of the desktop instance marker.
@@ -156,6 +160,7 @@ impl Atspi {
         Ok(Atspi {
             conn,
             peers: Default::default(),
+            retired: Default::default(),
             verdicts: Default::default(),
             address,
             listening: Default::default(),
@@ -362,6 +367,27 @@ impl Atspi {
         tracing::debug!(bus, direct = peer.is_some(), "application transport");
         if let Ok(mut p) = self.peers.lock() {
             p.entry(bus.to_owned()).or_insert(peer);
+        }
+    }
+
+    /// Stops using the direct connection to the application on `bus` (the next walk makes a new
+    /// one), keeping it open, after an action went through it. atk-bridge runs an action's
+    /// handler while it dispatches the call, and a handler can run a nested main loop for as
+    /// long as a dialog stays open (GTK 3's `gtk_dialog_run` in a button's `clicked`): that
+    /// connection then dispatches nothing more, so the next reads through it waited for the
+    /// bus's timeout, and a key typed while one of them was pending froze the app for good
+    /// (atk-bridge's key listener dispatches again, and that dispatch never comes back).
+    /// Closing it could leave its disconnection pending the same way: the last
+    /// [`MAX_RETIRED`] stay open.
+    pub(crate) fn retire_peer(&self, bus: &str) {
+        let Some(Some(peer)) = self.peers.lock().ok().and_then(|mut p| p.remove(bus)) else {
+            return;
+        };
+        if let Ok(mut retired) = self.retired.lock() {
+            if retired.len() >= MAX_RETIRED {
+                retired.pop_front();
+            }
+            retired.push_back(peer);
         }
     }
 
