@@ -66,6 +66,15 @@ const APP_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
 /// given.
 const SILENT_APP_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
+/// How long a listing waits for each application.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AppWait {
+    /// [`Listed::wait`]: a listing of every window.
+    Bounded,
+    /// As long as the bus lets a call take: the caller needs one window's tree.
+    Patient,
+}
+
 /// One application at the last listing.
 #[derive(Clone)]
 struct Listed {
@@ -264,8 +273,8 @@ impl Connected {
     }
 
     /// Lists windows and refreshes the id map.
-    async fn list(&self) -> Result<Vec<WindowInfo>> {
-        let (xwins, frames) = tokio::join!(self.x_windows(), self.atspi_frames());
+    async fn list(&self, wait: AppWait) -> Result<Vec<WindowInfo>> {
+        let (xwins, frames) = tokio::join!(self.x_windows(), self.atspi_frames(wait));
         let xwins = xwins?;
         let frames = frames?;
         for f in &frames {
@@ -355,18 +364,22 @@ impl Connected {
         })
     }
 
-    /// Every application's frames. An application that does not answer within [`APP_WAIT`]
-    /// (busy, or hung) is listed with the frames it had at the last listing, so one hung app does
-    /// not hold every listing for the bus's 3 s timeout; while it stays silent (no answer, no
-    /// event since), it is given only [`SILENT_APP_WAIT`].
-    async fn atspi_frames(&self) -> Result<Vec<Frame>> {
+    /// Every application's frames. With [`AppWait::Bounded`], an application that does not
+    /// answer within [`APP_WAIT`] (busy, or hung) is listed with the frames it had at the last
+    /// listing, so one hung app does not hold every listing for the bus's 3 s timeout; while it
+    /// stays silent (no answer, no event since), it is given only [`SILENT_APP_WAIT`].
+    async fn atspi_frames(&self, wait: AppWait) -> Result<Vec<Frame>> {
         let apps = self.atspi.applications().await?;
         let last = self.listed.lock().map(|l| l.clone()).unwrap_or_default();
         let per_app = apps.into_iter().map(|app| {
             let before = last.get(&app.bus);
             async move {
                 let count = self.atspi.changes.count(&app.bus);
-                let wait = Listed::wait(before, count);
+                let wait = match wait {
+                    AppWait::Bounded => Listed::wait(before, count),
+                    // The bus's own timeout still ends a call.
+                    AppWait::Patient => std::time::Duration::MAX,
+                };
                 let bus = app.bus.clone();
                 let listed = match tokio::time::timeout(wait, self.app_frames(app)).await {
                     Ok(frames) => Listed {
@@ -469,7 +482,8 @@ impl Connected {
         if let Some(e) = cached.filter(|e| e.frame.is_some()) {
             return Ok(e);
         }
-        let windows = self.list().await?;
+        // The caller needs this window's tree: a busy app is waited for.
+        let windows = self.list(AppWait::Patient).await?;
         self.windows
             .lock()
             .ok()
@@ -736,7 +750,7 @@ impl Backend for LinuxBackend {
     }
 
     async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
-        self.connected().await?.list().await
+        self.connected().await?.list(AppWait::Bounded).await
     }
 
     async fn shown_windows(&self) -> Result<Vec<WindowInfo>> {
@@ -751,7 +765,7 @@ impl Backend for LinuxBackend {
                 .map(|w| listing::x11_window(w, None, None))
                 .collect()),
             // Without X11 the accessibility frames are the windows.
-            _ => c.list().await,
+            _ => c.list(AppWait::Bounded).await,
         }
     }
 
