@@ -321,6 +321,17 @@ pub struct Truncation {
     pub omitted: u32,
 }
 
+impl TruncationReason {
+    /// Whether another walk of the same, unchanged window could read more: the time ran out or
+    /// an element did not answer (a busy app), unlike a node or depth limit.
+    pub fn depends_on_timing(self) -> bool {
+        matches!(
+            self,
+            TruncationReason::TimeBudget | TruncationReason::Unresponsive
+        )
+    }
+}
+
 /// How a backend should walk a window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotOptions {
@@ -485,6 +496,14 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_walk_cut_by_time_or_a_busy_app_could_read_more_next_time() {
+        assert!(TruncationReason::TimeBudget.depends_on_timing());
+        assert!(TruncationReason::Unresponsive.depends_on_timing());
+        assert!(!TruncationReason::NodeLimit.depends_on_timing());
+        assert!(!TruncationReason::DepthLimit.depends_on_timing());
+    }
 
     #[test]
     fn state_set_round_trips_as_names() {

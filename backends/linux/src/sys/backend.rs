@@ -894,7 +894,11 @@ impl Backend for LinuxBackend {
             nodes = nodes.len(),
             "snapshot"
         );
-        if let Some(count) = count {
+        // A walk cut short by time or a busy app is not answered again: the next one may read more.
+        let lasting = !truncated
+            .as_ref()
+            .is_some_and(|t| t.reason.depends_on_timing());
+        if let Some(count) = count.filter(|_| lasting) {
             c.trees.keep(
                 Kept {
                     options: options.clone(),
