@@ -525,10 +525,17 @@ impl Connected {
             })?;
             entry.described(xw);
         }
+        let hung = match (&answers, &entry.frame) {
+            // Busy or hung (still on the bus; its X11 window was described), not gone: a call
+            // to an app that died while it was asked also ends in no reply.
+            (Err(e), Some(frame)) if e.code == ErrorCode::Timeout => {
+                self.atspi.still_connected(&frame.bus).await != Some(false)
+            }
+            _ => false,
+        };
         match answers {
             Ok(()) => Ok(entry),
-            // Busy or hung: still there (its X11 window was described), not gone.
-            Err(e) if e.code == ErrorCode::Timeout => Err(Error::new(
+            Err(_) if hung => Err(Error::new(
                 ErrorCode::Timeout,
                 format!("the application of window {id} does not answer on the accessibility bus (busy or hung)"),
             )
