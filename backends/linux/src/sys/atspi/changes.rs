@@ -99,6 +99,7 @@ impl Atspi {
             .running
             .store(true, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
+            let mut repeats = Repeats::default();
             while let Some(Ok(message)) = stream.next().await {
                 let header = message.header();
                 let Some(interface) = header.interface() else {
@@ -117,7 +118,16 @@ impl Atspi {
                         });
                     }
                 } else if interface.as_str().starts_with("org.a11y.atspi.Event.") {
-                    if let Some(sender) = header.sender() {
+                    let Some(sender) = header.sender() else {
+                        continue;
+                    };
+                    let said = announced(&message).map(|(detail, value)| Announced {
+                        bus: sender.to_string(),
+                        path: header.path().map(|p| p.to_string()).unwrap_or_default(),
+                        detail,
+                        value,
+                    });
+                    if !said.is_some_and(|said| repeats.is_repeat(said)) {
                         changes.bump(sender.as_str());
                     }
                 }
@@ -175,5 +185,109 @@ impl Atspi {
                 .store(true, std::sync::atomic::Ordering::SeqCst);
         }
         reached
+    }
+}
+
+/// How many announced values the counting task remembers before it forgets them all.
+const MAX_ANNOUNCED: usize = 4096;
+
+/// A name or description an element announced (`object:property-change:accessible-name`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Announced {
+    bus: String,
+    path: String,
+    detail: String,
+    value: String,
+}
+
+/// The last value each element announced for its name and description. Some apps announce the
+/// same value again whenever it is read (Thunar's directory pane, on every walk): an
+/// announcement of the value last announced changes nothing, so it is not counted, and the
+/// window's kept walk still holds.
+#[derive(Default)]
+struct Repeats {
+    last: HashMap<(String, String, String), String>,
+}
+
+impl Repeats {
+    /// Whether `said` repeats the last value its element announced (and remembers it).
+    fn is_repeat(&mut self, said: Announced) -> bool {
+        let key = (said.bus, said.path, said.detail);
+        if self.last.get(&key) == Some(&said.value) {
+            return true;
+        }
+        if self.last.len() >= MAX_ANNOUNCED {
+            self.last.clear();
+        }
+        self.last.insert(key, said.value);
+        false
+    }
+}
+
+/// The property and its new text value of an `object:property-change:accessible-name` or
+/// `-description` event; `None` for any other event.
+fn announced(message: &zbus::Message) -> Option<(String, String)> {
+    let header = message.header();
+    if header.interface()?.as_str() != "org.a11y.atspi.Event.Object"
+        || header.member()?.as_str() != "PropertyChange"
+    {
+        return None;
+    }
+    type Current = (
+        String,
+        i32,
+        i32,
+        zbus::zvariant::OwnedValue,
+        HashMap<String, zbus::zvariant::OwnedValue>,
+    );
+    type Legacy = (
+        String,
+        i32,
+        i32,
+        zbus::zvariant::OwnedValue,
+        (String, zbus::zvariant::OwnedObjectPath),
+    );
+    let body = message.body();
+    let (detail, value) = match body.deserialize::<Current>() {
+        Ok((detail, _, _, value, _)) => (detail, value),
+        Err(_) => {
+            let (detail, _, _, value, _) = body.deserialize::<Legacy>().ok()?;
+            (detail, value)
+        }
+    };
+    if !matches!(
+        detail.as_str(),
+        "accessible-name" | "accessible-description"
+    ) {
+        return None;
+    }
+    let value = String::try_from(value).ok()?;
+    Some((detail, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(path: &str, value: &str) -> Announced {
+        Announced {
+            bus: ":1.7".into(),
+            path: path.into(),
+            detail: "accessible-name".into(),
+            value: value.into(),
+        }
+    }
+
+    #[test]
+    fn regression_thunar_announced_its_pane_name_on_every_walk() {
+        let mut repeats = Repeats::default();
+        // The first announcement counts; the same value again does not.
+        assert!(!repeats.is_repeat(said("/pane", "Home")));
+        assert!(repeats.is_repeat(said("/pane", "Home")));
+        // A new value counts, and so does going back.
+        assert!(!repeats.is_repeat(said("/pane", "Documents")));
+        assert!(!repeats.is_repeat(said("/pane", "Home")));
+        // Another element's announcement is its own.
+        assert!(!repeats.is_repeat(said("/other", "Home")));
     }
 }
