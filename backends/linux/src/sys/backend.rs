@@ -375,22 +375,24 @@ impl Connected {
             let before = last.get(&app.bus);
             async move {
                 let count = self.atspi.changes.count(&app.bus);
-                let wait = match wait {
-                    AppWait::Bounded => Listed::wait(before, count),
-                    // The bus's own timeout still ends a call.
-                    AppWait::Patient => std::time::Duration::MAX,
-                };
                 let bus = app.bus.clone();
-                let listed = match tokio::time::timeout(wait, self.app_frames(app)).await {
-                    Ok(frames) => Listed {
+                let frames = match wait {
+                    AppWait::Bounded => {
+                        let within = Listed::wait(before, count);
+                        let frames = tokio::time::timeout(within, self.app_frames(app)).await;
+                        frames.ok()
+                    }
+                    AppWait::Patient => Some(self.app_frames(app).await),
+                };
+                let listed = match frames {
+                    Some(frames) => Listed {
                         frames,
                         answered: true,
                         count,
                     },
-                    Err(_) => {
+                    None => {
                         tracing::debug!(
                             bus,
-                            ms = wait.as_millis() as u64,
                             "an application did not answer the listing: its frames as last listed"
                         );
                         Listed {
