@@ -251,6 +251,35 @@ impl Connected {
         self.walked.lock().ok()?.get(window).cloned()
     }
 
+    /// The focused element the app's last focus event (or the last walk) named, if it is
+    /// confirmed live in `entry`'s window; `None` means search.
+    async fn remembered_focus(
+        &self,
+        window: &WindowId,
+        entry: &WindowEntry,
+    ) -> Result<Option<Probe>> {
+        let frame = entry.frame()?;
+        let Some(remembered) = self.atspi.focus.of(&frame.bus) else {
+            return Ok(None);
+        };
+        let walked = self.walked(window);
+        let found = probe::remembered_focus(
+            &self.atspi,
+            frame,
+            entry.placement(),
+            &remembered,
+            walked.as_deref(),
+        )
+        .await;
+        if found.is_none() {
+            tracing::debug!(
+                ?remembered,
+                "the remembered focus is not confirmed: searching"
+            );
+        }
+        Ok(found)
+    }
+
     fn x11(&self) -> Result<Arc<X11>> {
         match &self.input {
             InputPath::X11(x) => Ok(x.clone()),
@@ -1094,31 +1123,19 @@ impl Backend for LinuxBackend {
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;
-        let frame = entry.frame()?;
-        if let Some(remembered) = c.atspi.focus.of(&frame.bus) {
-            let walked = c.walked(window);
-            let found = probe::remembered_focus(
-                &c.atspi,
-                frame,
-                entry.placement(),
-                &remembered,
-                walked.as_deref(),
-            )
-            .await;
-            if let Some(probe) = found {
-                return Ok(probe);
-            }
-            tracing::debug!(
-                ?remembered,
-                "the remembered focus is not confirmed: searching"
-            );
+        if let Some(probe) = c.remembered_focus(window, &entry).await? {
+            return Ok(probe);
         }
         let known = c.walked(window).map(|w| w.grid);
         let holds_grid = match known {
             Some(holds) => holds,
             None => {
-                // A window not walked yet is walked once to find out.
+                // A window not walked yet is walked once to find out; the walk names the
+                // focused element it saw as the candidate.
                 self.snapshot(window, &SnapshotOptions::default()).await?;
+                if let Some(probe) = c.remembered_focus(window, &entry).await? {
+                    return Ok(probe);
+                }
                 c.walked(window).is_none_or(|w| w.grid)
             }
         };
