@@ -399,10 +399,14 @@ impl Connected {
     /// stays silent (no answer, no event since), it is given only [`SILENT_APP_WAIT`].
     async fn atspi_frames(&self, wait: AppWait) -> Result<Vec<Frame>> {
         let apps = self.atspi.applications().await?;
-        let last = self.listed.lock().map(|l| l.clone()).unwrap_or_default();
         let per_app = apps.into_iter().map(|app| {
-            let before = last.get(&app.bus);
+            let before = self
+                .listed
+                .lock()
+                .ok()
+                .and_then(|l| l.get(&app.bus).cloned());
             async move {
+                let before = before.as_ref();
                 let count = self.atspi.changes.count(&app.bus);
                 let bus = app.bus.clone();
                 let frames = match wait {
@@ -556,26 +560,26 @@ impl Connected {
             })?;
             entry.described(xw);
         }
-        let hung = match (&answers, &entry.frame) {
-            // Busy or hung (still on the bus; its X11 window was described), not gone: a call
-            // to an app that died while it was asked also ends in no reply.
-            (Err(e), Some(frame)) if e.code == ErrorCode::Timeout => {
+        let Err(e) = answers else {
+            return Ok(entry);
+        };
+        // Busy or hung (its X11 window was described), not gone, while it is still on the bus:
+        // a call to an app that died while it was asked also ends in no reply.
+        let hung = match &entry.frame {
+            Some(frame) if e.code == ErrorCode::Timeout => {
                 self.atspi.still_connected(&frame.bus).await != Some(false)
             }
             _ => false,
         };
-        match answers {
-            Ok(()) => Ok(entry),
-            Err(_) if hung => Err(Error::new(
+        if hung {
+            return Err(Error::new(
                 ErrorCode::Timeout,
                 format!("the application of window {id} does not answer on the accessibility bus (busy or hung)"),
             )
-            .with_suggestion("Observe it again in a moment: a busy app (loading, building a dialog) answers once done.")),
-            Err(_) => {
-                self.forget(id);
-                Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")))
-            }
+            .with_suggestion("Observe it again in a moment: a busy app (loading, building a dialog) answers once done."));
         }
+        self.forget(id);
+        Err(Error::new(ErrorCode::WindowNotFound, format!("window {id} no longer answers on the accessibility bus (closed, or its application exited)")))
     }
 
     /// The X11 connection, the live entry and its X window, for input, capture and activation.

@@ -233,28 +233,7 @@ fn announced(message: &zbus::Message) -> Option<(String, String)> {
     {
         return None;
     }
-    type Current = (
-        String,
-        i32,
-        i32,
-        zbus::zvariant::OwnedValue,
-        HashMap<String, zbus::zvariant::OwnedValue>,
-    );
-    type Legacy = (
-        String,
-        i32,
-        i32,
-        zbus::zvariant::OwnedValue,
-        (String, zbus::zvariant::OwnedObjectPath),
-    );
-    let body = message.body();
-    let (detail, value) = match body.deserialize::<Current>() {
-        Ok((detail, _, _, value, _)) => (detail, value),
-        Err(_) => {
-            let (detail, _, _, value, _) = body.deserialize::<Legacy>().ok()?;
-            (detail, value)
-        }
-    };
+    let (detail, _, value) = super::events::event_args(message)?;
     if !matches!(
         detail.as_str(),
         "accessible-name" | "accessible-description"

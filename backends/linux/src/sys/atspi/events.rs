@@ -87,7 +87,7 @@ impl Event {
         Some(Event {
             interface: interface.to_string(),
             member: header.member()?.to_string(),
-            detail: event_detail(message).map(|(d, _)| d).unwrap_or_default(),
+            detail: event_args(message).map(|(d, ..)| d).unwrap_or_default(),
             path: header.path()?.to_owned().into(),
             serial: message.primary_header().serial_num().get(),
         })
@@ -179,18 +179,18 @@ fn ended() -> Error {
     Error::new(ErrorCode::NotSupported, "the event stream ended")
 }
 
-/// The first argument and `detail1` of an AT-SPI event signal: AT-SPI 2 apps send
-/// `siiva{sv}`, Qt `siiv(so)`.
-pub(super) fn event_detail(message: &zbus::Message) -> Option<(String, i32)> {
+/// The first arguments of an AT-SPI event signal: its detail, `detail1` and `any_data` (the new
+/// value of a property change). AT-SPI 2 apps send `siiva{sv}`, Qt `siiv(so)`.
+pub(super) fn event_args(message: &zbus::Message) -> Option<(String, i32, OwnedValue)> {
     type Current = (String, i32, i32, OwnedValue, HashMap<String, OwnedValue>);
     type Legacy = (String, i32, i32, OwnedValue, (String, OwnedObjectPath));
     let body = message.body();
     match body.deserialize::<Current>() {
-        Ok((detail, detail1, ..)) => Some((detail, detail1)),
+        Ok((detail, detail1, _, data, _)) => Some((detail, detail1, data)),
         Err(_) => body
             .deserialize::<Legacy>()
             .ok()
-            .map(|(detail, detail1, ..)| (detail, detail1)),
+            .map(|(detail, detail1, _, data, _)| (detail, detail1, data)),
     }
 }
 
