@@ -30,10 +30,11 @@
 //! - [`changes`] and [`views`]: what changed between two observations, and the outlines kept
 //!   to compare against;
 //! - [`wait`]: the conditions `gui_wait` waits for, judged on an observation;
-//! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share.
+//! - [`walk`]: the bounded tree walk the synchronous backends (UIA, AX) share;
+//! - `queued` (feature `queued`): the receiving half of the UIA and AX change-event watches.
 //!
-//! It deliberately has no GUI or accessibility API, no network, and no async runtime: it can be
-//! tested anywhere.
+//! It deliberately has no GUI or accessibility API and no network; only the `queued` feature
+//! brings tokio's channels and timers. It can be tested anywhere.
 
 pub mod activation;
 pub mod approvals;
@@ -55,6 +56,8 @@ pub mod outline;
 pub mod persist;
 pub mod private;
 pub mod question;
+#[cfg(any(feature = "queued", test))]
+pub mod queued;
 pub mod receiver;
 pub mod role;
 mod runs;

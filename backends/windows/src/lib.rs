@@ -8,6 +8,7 @@
 //! on every change; it is not run against real applications in CI.
 //!
 //! - [`translate`]: control type ids, properties and patterns → roles, states and actions.
+//! - [`changes`]: what a UI Automation event says about the watched window (the effect watch).
 //! - [`dpi`]: physical and logical pixels, window-relative points, SendInput's normalized
 //!   absolute coordinates.
 //! - [`ids`]: window ids (`HWND`) and element identities (runtime ids) as text.
@@ -19,6 +20,7 @@
 //!
 //! Only Windows has a `WindowsBackend`; elsewhere this crate is its pure modules.
 
+pub mod changes;
 pub mod dpi;
 pub mod ids;
 pub mod keys;

@@ -89,6 +89,18 @@ impl AxElement {
         }))
     }
 
+    /// An element the caller does not own (a callback's argument), retained here.
+    pub(super) fn from_get_rule(raw: AXUIElementRef) -> Option<AxElement> {
+        if raw.is_null() {
+            return None;
+        }
+        // SAFETY: `raw` is a non-null AXUIElementRef valid for the caller's call; the wrapper
+        // retains it (get rule).
+        Some(AxElement(unsafe {
+            CFType::wrap_under_get_rule(raw as CFTypeRef)
+        }))
+    }
+
     pub(super) fn raw(&self) -> AXUIElementRef {
         self.0.as_CFTypeRef() as AXUIElementRef
     }

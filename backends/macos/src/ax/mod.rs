@@ -13,7 +13,7 @@ mod probe;
 mod tree;
 mod windows;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,7 @@ use cu_core::backend::{
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
+use cu_core::queued::Heard;
 use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
@@ -38,6 +39,8 @@ pub struct MacBackend {
     /// Apps whose Chromium accessibility was switched on by us (AXManualAccessibility).
     enhanced: Arc<Mutex<HashSet<i32>>>,
     clipboard: Arc<cu_clipboard::Clipboard>,
+    /// Per application (pid): whether it was seen sending notifications to this process.
+    heard: Mutex<HashMap<i32, Heard>>,
 }
 
 impl Default for MacBackend {
@@ -184,6 +187,7 @@ impl MacBackend {
             )),
             enhanced: Arc::new(Mutex::new(HashSet::new())),
             clipboard: Arc::default(),
+            heard: Mutex::default(),
         }
     }
 }
@@ -353,7 +357,13 @@ impl Backend for MacBackend {
 
     async fn watch(&self, id: &WindowId) -> Result<Box<dyn Watch>> {
         let id = id.clone();
-        let watch = blocking(move || notify::watch(window(&id)?.cg.pid)).await?;
+        let (pid, number) = blocking(move || window(&id).map(|l| (l.cg.pid, l.cg.number))).await?;
+        let heard = self
+            .heard
+            .lock()
+            .map(|mut all| all.entry(pid).or_default().clone())
+            .unwrap_or_default();
+        let watch = blocking(move || notify::watch(pid, number, heard)).await?;
         Ok(Box::new(watch))
     }
 

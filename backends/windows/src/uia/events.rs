@@ -1,12 +1,14 @@
-//! Change events of one window, so a wait wakes as soon as the window changes instead of at
-//! its next poll: UI Automation structure-changed, property-changed (the properties a wait can
-//! judge) and text-changed handlers on the window's subtree, registered when a wait begins and
-//! removed when it ends (the backend's `UiaWatch`).
+//! Change events of one window, so a wait wakes and an action's effect is answered as soon as
+//! the window changes instead of at its next poll: UI Automation structure-changed,
+//! property-changed (the properties a wait can judge) and text-changed handlers on the window's
+//! subtree, registered when a watch begins and removed when it ends (the backend's `UiaWatch`).
 //!
 //! The handlers run on UI Automation's own threads (this client lives in the multithreaded
-//! apartment) and only signal a channel: no UI Automation call is made from inside a handler.
-//! The handler objects stay on the COM thread that registered them, in its table of
-//! subscriptions, until the watch is dropped.
+//! apartment): each maps its event onto [`crate::changes`], judges it there and queues the
+//! verdict ([`cu_core::queued`]); no UI Automation call is made from inside a handler. The
+//! handler objects stay on the COM thread that registered them, in its table of subscriptions,
+//! until the watch is dropped. A settle is one `WM_NULL` sent to the window and answered by its
+//! thread once it has handled what came before.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,8 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use cu_core::backend::Watch;
-use tokio::sync::mpsc;
+use cu_core::backend::{Seen, Watch};
+use cu_core::queued::{EventSender, Queued};
 
 use cu_core::{Error, ErrorCode, Result};
 use uiautomation::events::{
@@ -26,6 +28,8 @@ use uiautomation::events::{
 use uiautomation::types::{StructureChangeType, TreeScope, UIProperty};
 use uiautomation::variants::Variant;
 use uiautomation::{UIAutomation, UIElement};
+
+use crate::changes::{self, Property, UiaChange};
 
 use super::thread::ComThread;
 use super::tree;
@@ -37,8 +41,8 @@ thread_local! {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// The properties whose change can satisfy a wait condition (name, value, enabled, checked,
-/// focused, on screen, expanded, selected, moved).
+/// The properties whose change can satisfy a wait condition or show an effect (name, value,
+/// enabled, checked, focused, on screen, expanded, selected, moved); [`property`] names each.
 const WATCHED: [UIProperty; 9] = [
     UIProperty::Name,
     UIProperty::ValueValue,
@@ -51,13 +55,30 @@ const WATCHED: [UIProperty; 9] = [
     UIProperty::BoundingRectangle,
 ];
 
-/// A handler that only says "something changed".
-struct Signal(mpsc::Sender<()>);
+/// The pure name of a [`WATCHED`] property (`None` for any other).
+fn property(p: UIProperty) -> Option<Property> {
+    Some(match p {
+        UIProperty::Name => Property::Name,
+        UIProperty::ValueValue => Property::Value,
+        UIProperty::IsEnabled => Property::Enabled,
+        UIProperty::ToggleToggleState => Property::Toggle,
+        UIProperty::HasKeyboardFocus => Property::KeyboardFocus,
+        UIProperty::IsOffscreen => Property::Offscreen,
+        UIProperty::ExpandCollapseExpandCollapseState => Property::ExpandCollapse,
+        UIProperty::SelectionItemIsSelected => Property::Selected,
+        UIProperty::BoundingRectangle => Property::Bounds,
+        _ => return None,
+    })
+}
+
+/// A handler that queues what each event says.
+struct Signal(EventSender);
 
 impl Signal {
-    fn fire(&self) -> uiautomation::Result<()> {
-        // A full channel already holds a wake-up; one is enough.
-        let _ = self.0.try_send(());
+    /// Queues the verdict on `change` (`None`: an event the watch did not ask for by name, which
+    /// still wakes a wait).
+    fn fire(&self, change: Option<UiaChange>) -> uiautomation::Result<()> {
+        self.0.send(change.and_then(changes::seen));
         Ok(())
     }
 }
@@ -69,7 +90,7 @@ impl CustomStructureChangedEventHandler for Signal {
         _change: StructureChangeType,
         _runtime_id: Option<&[i32]>,
     ) -> uiautomation::Result<()> {
-        self.fire()
+        self.fire(Some(UiaChange::Structure))
     }
 }
 
@@ -77,16 +98,16 @@ impl CustomPropertyChangedEventHandler for Signal {
     fn handle(
         &self,
         _sender: &UIElement,
-        _property: UIProperty,
+        changed: UIProperty,
         _value: Variant,
     ) -> uiautomation::Result<()> {
-        self.fire()
+        self.fire(property(changed).map(UiaChange::Property))
     }
 }
 
 impl CustomEventHandler for Signal {
     fn handle(&self, _sender: &UIElement, _event: UIEventType) -> uiautomation::Result<()> {
-        self.fire()
+        self.fire(Some(UiaChange::Text))
     }
 }
 
@@ -107,11 +128,7 @@ struct Handlers {
 
 /// Registers the handlers on `window`'s subtree and keeps them in this thread's table; each
 /// signals `tx` on a change. Runs on the COM thread; answers the subscription's id.
-pub(super) fn subscribe(
-    automation: &UIAutomation,
-    window: isize,
-    tx: mpsc::Sender<()>,
-) -> Result<u64> {
+pub(super) fn subscribe(automation: &UIAutomation, window: isize, tx: EventSender) -> Result<u64> {
     let handlers = register(automation, window, tx)?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     SUBSCRIPTIONS.with(|t| t.borrow_mut().insert(id, handlers));
@@ -125,7 +142,7 @@ pub(super) fn remove(automation: &UIAutomation, id: u64) {
     }
 }
 
-fn register(automation: &UIAutomation, window: isize, tx: mpsc::Sender<()>) -> Result<Handlers> {
+fn register(automation: &UIAutomation, window: isize, tx: EventSender) -> Result<Handlers> {
     let root = tree::window_element(automation, window)?;
     let handlers = Handlers {
         structure: Signal(tx.clone()).into(),
@@ -180,31 +197,39 @@ fn unsubscribe(automation: &UIAutomation, h: &Handlers) {
     }
 }
 
-/// One window's subscription, as the wait loop holds it; removed on the COM thread when dropped.
+/// One window's subscription, as the wait loop and the effect watch hold it; removed on the
+/// COM thread when dropped.
 pub(super) struct UiaWatch {
     pub(super) id: u64,
-    pub(super) changes: mpsc::Receiver<()>,
+    /// The window (`HWND`), for settling.
+    pub(super) hwnd: isize,
+    pub(super) queue: Queued,
     pub(super) com: Arc<ComThread>,
-}
-
-/// The channel the handlers signal: one queued wake-up stands for any number of changes.
-pub(super) fn channel() -> (mpsc::Sender<()>, mpsc::Receiver<()>) {
-    mpsc::channel(1)
 }
 
 #[async_trait]
 impl Watch for UiaWatch {
     async fn changed(&mut self, within: Duration) -> bool {
-        let deadline = tokio::time::Instant::now() + within;
-        match tokio::time::timeout_at(deadline, self.changes.recv()).await {
-            Ok(Some(())) => true,
-            Err(_) => false,
-            // The subscription is gone: report nothing, at the caller's pace.
-            Ok(None) => {
-                tokio::time::sleep_until(deadline).await;
-                false
-            }
-        }
+        self.queue.changed(within).await
+    }
+
+    async fn seen(&mut self, within: Duration) -> Result<Option<Seen>> {
+        self.queue.seen(within).await
+    }
+
+    fn clear(&mut self) {
+        self.queue.clear();
+    }
+
+    fn proven(&self) -> bool {
+        self.queue.proven()
+    }
+
+    async fn settle(&mut self, within: Duration) -> bool {
+        let hwnd = self.hwnd;
+        tokio::task::spawn_blocking(move || super::win32::answers(hwnd, within))
+            .await
+            .unwrap_or(false)
     }
 }
 

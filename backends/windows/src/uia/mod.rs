@@ -16,6 +16,7 @@ mod win32;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,7 @@ use cu_core::backend::{
 };
 use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::geometry::Point;
+use cu_core::queued::Heard;
 use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
@@ -43,6 +45,9 @@ pub struct WindowsBackend {
     com: Mutex<Option<Arc<ComThread>>>,
     desktop: DesktopInstance,
     clipboard: Arc<cu_clipboard::Clipboard>,
+    /// Per window (`HWND` and its process, as handles are reused): whether it was seen
+    /// sending events to this process.
+    heard: Mutex<HashMap<(isize, u32), Heard>>,
 }
 
 impl Default for WindowsBackend {
@@ -59,6 +64,7 @@ impl WindowsBackend {
             com: Mutex::new(None),
             desktop: DesktopInstance(format!("windows-{computer}-{}", win32::session_id())),
             clipboard: Arc::default(),
+            heard: Mutex::default(),
         }
     }
 
@@ -93,6 +99,14 @@ impl WindowsBackend {
             }
         }
         result
+    }
+
+    /// Window `hwnd` of process `pid`: its record of having sent events.
+    fn heard(&self, hwnd: isize, pid: u32) -> Heard {
+        self.heard
+            .lock()
+            .map(|mut all| all.entry((hwnd, pid)).or_default().clone())
+            .unwrap_or_default()
     }
 
     /// The window as Win32 sees it now, after checking the desktop can be driven.
@@ -271,16 +285,23 @@ impl Backend for WindowsBackend {
     }
 
     async fn watch(&self, window: &WindowId) -> Result<Box<dyn Watch>> {
-        let hwnd = self.window(window).await?.hwnd;
+        let listed = self.window(window).await?;
+        let hwnd = listed.hwnd;
         // The thread that registers the handlers is the one that must remove them.
         let com = self.com().await?;
-        let (tx, changes) = events::channel();
+        let heard = self.heard(hwnd, listed.pid);
+        let (tx, queue) = cu_core::queued::queue(heard);
         let id = self
             .uia(ACTION_TIMEOUT, move |automation| {
                 events::subscribe(automation, hwnd, tx)
             })
             .await?;
-        Ok(Box::new(events::UiaWatch { id, changes, com }))
+        Ok(Box::new(events::UiaWatch {
+            id,
+            hwnd,
+            queue,
+            com,
+        }))
     }
 
     async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {

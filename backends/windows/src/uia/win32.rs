@@ -33,9 +33,9 @@ use windows::Win32::UI::Input::KeyboardAndMouse::SetFocus;
 use windows::Win32::UI::WindowsAndMessaging::{
     BringWindowToTop, EnumWindows, GetClassNameW, GetForegroundWindow, GetWindow,
     GetWindowLongPtrW, GetWindowRect, GetWindowTextW, GetWindowThreadProcessId, IsIconic, IsWindow,
-    IsWindowVisible, PostMessageW, SetForegroundWindow, SetWindowPos, ShowWindow, GWL_EXSTYLE,
-    GW_OWNER, SWP_NOACTIVATE, SWP_NOZORDER, SW_MAXIMIZE, SW_MINIMIZE, SW_RESTORE, WM_CLOSE,
-    WS_EX_TOOLWINDOW,
+    IsWindowVisible, PostMessageW, SendMessageTimeoutW, SetForegroundWindow, SetWindowPos,
+    ShowWindow, GWL_EXSTYLE, GW_OWNER, SMTO_ABORTIFHUNG, SWP_NOACTIVATE, SWP_NOZORDER, SW_MAXIMIZE,
+    SW_MINIMIZE, SW_RESTORE, WM_CLOSE, WM_NULL, WS_EX_TOOLWINDOW,
 };
 
 use crate::session::{self, DesktopProbe};
@@ -439,4 +439,24 @@ fn is_owned_by(candidate: HWND, owner: HWND) -> bool {
         }
     }
     false
+}
+
+/// Whether the thread of `value` handled a `WM_NULL` within `within`: then it has handled what
+/// was sent to it before (a click, a key) and raised the events that came of it. `false` for a
+/// hung or closed window, or one that took longer.
+pub(super) fn answers(value: isize, within: Duration) -> bool {
+    let ms = u32::try_from(within.as_millis()).unwrap_or(u32::MAX);
+    // SAFETY: `WM_NULL` carries no pointers; a window that has gone fails the call.
+    let answered = unsafe {
+        SendMessageTimeoutW(
+            hwnd(value),
+            WM_NULL,
+            WPARAM(0),
+            LPARAM(0),
+            SMTO_ABORTIFHUNG,
+            ms,
+            None,
+        )
+    };
+    answered.0 != 0
 }
