@@ -1,6 +1,8 @@
 """Key steps in a big app through MCP, per step (see steps-bench.sh).
 
-Usage: steps_bench.py BIN REPS APP PID REACTION_MS   (prints one JSON line)
+Usage: steps_bench.py BIN REPS APP PID REACTION_MS STEP_REACTION_MS   (prints one JSON line)
+REACTION_MS: the app's reaction to a digit; STEP_REACTION_MS: its mean reaction per key of the
+same four keys, as an independent observer timed them.
 """
 import asyncio
 import json
@@ -25,7 +27,8 @@ async def call(session, tool, args):
 
 
 async def main():
-    binary, reps, app, pid, reaction = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+    binary, reps, app, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    reaction, step_reaction = float(sys.argv[5]), float(sys.argv[6])
     params = StdioServerParameters(command=binary, args=[], env=dict(os.environ))
     async with stdio_client(params) as (r, w):
         async with ClientSession(r, w) as s:
@@ -57,6 +60,8 @@ async def main():
                 "per_step_ms": round(per_step, 1),
                 "app_reaction_ms": reaction,
                 "per_step_over_reaction": round(per_step / reaction, 2) if reaction else None,
+                "app_reaction_per_step_ms": step_reaction,
+                "per_step_over_step_reaction": round(per_step / step_reaction, 2) if step_reaction else None,
                 "one_key_all_ms": [round(x) for x in single],
                 "four_keys_all_ms": [round(x) for x in sequence],
                 "effects": effects,

@@ -621,11 +621,11 @@ impl Connected {
         ) else {
             return None;
         };
-        let x = x.clone();
-        let (described, caught_up) = futures_util::join!(
-            blocking(move || x.describe(xid)),
-            self.atspi.caught_up(CAUGHT_UP)
-        );
+        // The barrier goes out first; the X requests (one round trip to the local X server,
+        // tens of microseconds) are answered on this thread while it travels: a hop to a
+        // blocking thread cost more than the round trip.
+        let (caught_up, described) =
+            futures_util::join!(self.atspi.caught_up(CAUGHT_UP), async { x.describe(xid) });
         if !caught_up {
             return None;
         }
