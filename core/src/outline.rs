@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use std::collections::HashMap;
 
-use crate::element::{ElementIdentity, Node, Snapshot, State};
+use crate::element::{ElementIdentity, Node, Snapshot, State, TruncationReason};
 use crate::role::Role;
 
 /// What to list.
@@ -383,15 +383,25 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         );
     }
     if let Some(cut) = &snapshot.truncated {
-        let _ = writeln!(
-            out.text,
-            "… partial tree: {} (at least {} elements not read)",
-            serde_json::to_value(cut.reason)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            cut.omitted
-        );
+        let reason = serde_json::to_value(cut.reason)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let _ = match cut.reason {
+            TruncationReason::Unresponsive if cut.omitted == 0 && snapshot.nodes.len() <= 1 => {
+                writeln!(out.text, "… partial tree: unresponsive: the application did not answer (busy or hung), so none of its elements were read; observe again in a moment")
+            }
+            TruncationReason::Unresponsive => writeln!(
+                out.text,
+                "… partial tree: unresponsive (at least {} elements not read): the application stopped answering (busy or hung); observe again in a moment",
+                cut.omitted
+            ),
+            _ => writeln!(
+                out.text,
+                "… partial tree: {reason} (at least {} elements not read)",
+                cut.omitted
+            ),
+        };
     }
     out
 }
@@ -861,6 +871,37 @@ mod tests {
         assert!(
             !out.text.contains(" group"),
             "unnamed groups stay folded: {}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn a_silent_application_is_said_to_be_busy_not_treeless() {
+        let mut snap = calculator();
+        snap.nodes.truncate(1);
+        snap.nodes[0].children.clear();
+        snap.truncated = Some(Truncation {
+            reason: TruncationReason::Unresponsive,
+            omitted: 0,
+        });
+        let out = render(&snap, &OutlineOptions::default());
+        assert!(
+            out.text.contains("did not answer (busy or hung)")
+                && out.text.contains("observe again in a moment")
+                && !out.text.contains("no accessibility tree"),
+            "{}",
+            out.text
+        );
+        snap = calculator();
+        snap.truncated = Some(Truncation {
+            reason: TruncationReason::Unresponsive,
+            omitted: 7,
+        });
+        let out = render(&snap, &OutlineOptions::default());
+        assert!(
+            out.text
+                .contains("unresponsive (at least 7 elements not read): the application stopped"),
+            "{}",
             out.text
         );
     }

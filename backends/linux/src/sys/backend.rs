@@ -3,13 +3,16 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use cu_core::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
     WindowChange, WindowImage,
 };
-use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::element::{
+    DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions, Truncation, TruncationReason,
+};
 use cu_core::geometry::{Point, Rect};
 use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
@@ -180,6 +183,29 @@ impl LinuxBackend {
             .await
             .cloned()
     }
+}
+
+/// The window alone, at its size, as a snapshot: what it shows is in its screenshot. With
+/// `unread`, its tree exists but was not read (the app did not answer); without, it has none.
+fn window_alone(
+    entry: WindowEntry,
+    desktop: &DesktopInstance,
+    unread: Option<Truncation>,
+    started: std::time::Instant,
+) -> Snapshot {
+    let window = &entry.info.id;
+    let identity = match unread {
+        Some(_) => format!("unread:{window}"),
+        None => format!("no-tree:{window}"),
+    };
+    let mut root =
+        cu_core::element::Node::new(cu_core::role::Role::Window, ElementIdentity(identity));
+    root.name = entry.info.title.clone();
+    root.bounds = entry
+        .info
+        .bounds
+        .map(|b| Rect::new(0, 0, b.width, b.height));
+    Snapshot::new(entry.info, desktop.clone(), (vec![root], unread), started)
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
@@ -533,8 +559,18 @@ impl Connected {
             })
     }
 
-    /// The entry with fresh X11 geometry; `WINDOW_NOT_FOUND` if the window closed or its app died.
+    /// The entry with fresh X11 geometry; `WINDOW_NOT_FOUND` if the window closed or its app died,
+    /// a retryable `TIMEOUT` if its app does not answer (within the bus's method timeout).
     async fn live_entry(&self, id: &WindowId) -> Result<WindowEntry> {
+        self.live_entry_within(id, None).await
+    }
+
+    /// [`live_entry`](Self::live_entry), the app given `patience` (where set) to answer.
+    async fn live_entry_within(
+        &self,
+        id: &WindowId,
+        patience: Option<Duration>,
+    ) -> Result<WindowEntry> {
         let mut entry = self.entry(id).await?;
         // The X11 geometry and the accessibility liveness are asked at once.
         let described = async {
@@ -547,10 +583,21 @@ impl Connected {
             }
         };
         let answers = async {
-            match &entry.frame {
-                Some(frame) => self.atspi.role(frame).await.map(|_| ()),
-                None => Ok(()),
+            let Some(frame) = &entry.frame else {
+                return Ok(());
+            };
+            match patience {
+                Some(within) => tokio::time::timeout(within, self.atspi.role(frame))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(Error::new(
+                            ErrorCode::Timeout,
+                            format!("no answer within {} ms", within.as_millis()),
+                        ))
+                    }),
+                None => self.atspi.role(frame).await,
             }
+            .map(|_| ())
         };
         let (described, answers) = futures_util::join!(described, answers);
         if let Some(described) = described {
@@ -822,7 +869,21 @@ impl Backend for LinuxBackend {
             );
             return Ok(Snapshot::new(entry.info, c.desktop.clone(), walk, started));
         }
-        let entry = c.live_entry(window).await?;
+        // An observation does not wait the bus's 3 s for a silent app: it shows the window
+        // alone and says its tree was not read.
+        let entry = match c.live_entry_within(window, Some(walk::SILENT)).await {
+            Err(e) if e.code == ErrorCode::Timeout && options.subtree.is_none() => {
+                let Some(entry) = c.windows.lock().ok().and_then(|m| m.get(window).cloned()) else {
+                    return Err(e);
+                };
+                let unread = Truncation {
+                    reason: TruncationReason::Unresponsive,
+                    omitted: 0,
+                };
+                return Ok(window_alone(entry, &c.desktop, Some(unread), started));
+            }
+            entry => entry?,
+        };
         c.trees.described(&entry.info, started);
         let entry_ms = started.elapsed().as_secs_f64() * 1000.0;
         // Counted before the first read: any event from now on means the walk may be stale.
@@ -840,22 +901,7 @@ impl Backend for LinuxBackend {
                     .err()
                     .unwrap_or_else(|| Error::new(ErrorCode::ElementNotFound, "no such element")));
             }
-            // The window alone, at its size: what it shows is in its screenshot.
-            let mut root = cu_core::element::Node::new(
-                cu_core::role::Role::Window,
-                ElementIdentity(format!("no-tree:{window}")),
-            );
-            root.name = entry.info.title.clone();
-            root.bounds = entry
-                .info
-                .bounds
-                .map(|b| Rect::new(0, 0, b.width, b.height));
-            return Ok(Snapshot::new(
-                entry.info,
-                c.desktop.clone(),
-                (vec![root], None),
-                started,
-            ));
+            return Ok(window_alone(entry, &c.desktop, None, started));
         };
         let root = match &options.subtree {
             Some(id) => {

@@ -252,8 +252,9 @@ impl Atspi {
             }
         };
         reply.map_err(|e| {
-            if peer.is_some() && matches!(e, zbus::Error::InputOutput(_)) {
-                // The app went away: forget the socket, report it like the bus would.
+            if peer.is_some() && matches!(&e, zbus::Error::InputOutput(_)) && !timed_out(&e) {
+                // The app went away: forget the socket, report it like the bus would. (A call
+                // that timed out on it is an app that is busy or stopped, not gone.)
                 if let Ok(mut p) = self.peers.lock() {
                     p.remove(&obj.bus);
                 }
@@ -493,6 +494,11 @@ fn unavailable(message: String) -> Error {
     Error::new(ErrorCode::GuiUnavailable, message)
 }
 
+/// Whether `e` is zbus's method timeout (an I/O error of kind `TimedOut`).
+fn timed_out(e: &zbus::Error) -> bool {
+    matches!(e, zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut)
+}
+
 /// Maps a D-Bus failure to our codes: a vanished peer or object is "not found", a timeout is
 /// retryable, anything else is an action failure.
 pub(crate) fn dbus_error(e: zbus::Error, obj: &ObjRef, method: &str) -> Error {
@@ -518,7 +524,7 @@ pub(crate) fn dbus_error(e: zbus::Error, obj: &ObjRef, method: &str) -> Error {
             );
         }
     }
-    if matches!(e, zbus::Error::InputOutput(_)) || text.contains("timed out") {
+    if matches!(e, zbus::Error::InputOutput(_)) {
         return Error::new(
             ErrorCode::Timeout,
             format!("{method} on {}: {text}", obj.bus),

@@ -4,7 +4,9 @@
 //! actions and text, which depend on what the first round said). Instead of walking level by
 //! level, up to [`IN_FLIGHT`] nodes are fetched concurrently and each finished node schedules its
 //! children at once, so the bus and the app never wait on our round trips. The walk stops at the
-//! node limit, the depth limit or the time budget, and reports what it left out. Containers with
+//! node limit, the depth limit or the time budget, or once the app has answered nothing for
+//! [`SILENT`] (busy filling a 5,000-file chooser it answers nothing for seconds: the answer is
+//! what was read, marked `unresponsive`, inside a second), and reports what it left out. Containers with
 //! very many children (a 10 000-row list) are read only up to [`MAX_CHILDREN_READ`], through
 //! `GetChildAtIndex`, so the app is never asked to build accessibles for every row.
 
@@ -26,6 +28,11 @@ use crate::translate::{self, atspi_state, AtspiStates, InterfaceSet, Toolkit};
 const IN_FLIGHT: usize = 96;
 /// Children read per container at most.
 pub(crate) const MAX_CHILDREN_READ: i32 = cu_core::walk::MAX_CHILDREN_READ as i32;
+/// How long a walk waits when the app answers nothing at all (no reply to any of its calls)
+/// before it stops with what it read: an app that answers keeps the walk going up to its time
+/// budget (Calc's biggest windows take about a second), a silent one does not hold the caller
+/// for the whole budget.
+pub(crate) const SILENT: Duration = Duration::from_millis(700);
 /// Longest text read per node, in characters.
 const MAX_TEXT_CHARS: i32 = 2000;
 
@@ -100,8 +107,17 @@ pub(crate) async fn walk(
         atspi.connect_peer(&root.bus).await;
     }
     let prefetch_started = Instant::now();
+    // Every reply moves this on; SILENT after it without one, the walk stops.
+    let mut heard_at = prefetch_started;
     let prefetched = if placement.toolkit.bulk_items {
-        prefetch(atspi, &root.bus).await
+        let within = SILENT.min(deadline.saturating_duration_since(prefetch_started));
+        match tokio::time::timeout(within, prefetch(atspi, &root.bus)).await {
+            Ok(items) => {
+                heard_at = Instant::now();
+                items
+            }
+            Err(_) => HashMap::new(),
+        }
     } else {
         HashMap::new()
     };
@@ -133,12 +149,21 @@ pub(crate) async fn walk(
         if in_flight.is_empty() {
             break;
         }
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        let next = match tokio::time::timeout(remaining, in_flight.next()).await {
-            Ok(Some(result)) => result,
+        let now = Instant::now();
+        let remaining = deadline.saturating_duration_since(now);
+        let silence_left = (heard_at + SILENT).saturating_duration_since(now);
+        let next = match tokio::time::timeout(remaining.min(silence_left), in_flight.next()).await {
+            Ok(Some(result)) => {
+                heard_at = Instant::now();
+                result
+            }
             Ok(None) => break,
             Err(_) => {
-                truncation.get_or_insert(TruncationReason::TimeBudget);
+                truncation.get_or_insert(if silence_left < remaining {
+                    TruncationReason::Unresponsive
+                } else {
+                    TruncationReason::TimeBudget
+                });
                 omitted += (in_flight.len() + queue.len()) as u32;
                 break;
             }
