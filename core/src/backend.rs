@@ -439,6 +439,22 @@ pub trait Watch: Send {
         ))
     }
 
+    /// As [`seen`](Self::seen), once the window is known to have changed: only
+    /// [`Seen::NewWindow`] is told, the rest passed over (placing each event of a busy app costs
+    /// round trips to it: Calc sends hundreds after a Tab); `Ok(None)` when none came within
+    /// `within`. The default asks [`seen`](Self::seen) until one comes.
+    async fn seen_new_window(&mut self, within: std::time::Duration) -> Result<Option<Seen>> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.seen(left).await? {
+                Some(Seen::NewWindow) => return Ok(Some(Seen::NewWindow)),
+                Some(_) if !left.is_zero() => continue,
+                _ => return Ok(None),
+            }
+        }
+    }
+
     /// Forgets the events received so far: those that came before an input are not its effect.
     fn clear(&mut self) {}
 

@@ -8,9 +8,10 @@
 //! accessibility answers wait behind its work); a closed or opened window wins, as in the
 //! polling watch. The window's own events (the backend's [`Watch::seen`]) decide:
 //!
-//! - content events, then [`EVENT_QUIET`] without one (or [`BURST`] of them), and the app quiet
-//!   elsewhere too (building a dialog): `changed`; in a dialog only at the end of the watch (its
-//!   Return changes a field, then closes it);
+//! - a content event, with the app quiet elsewhere (building a dialog), then [`EVENT_QUIET`]:
+//!   `changed`; in a dialog only at the end of the watch (its Return changes a field, then
+//!   closes it). After the first content event only a new window is still told apart
+//!   ([`Watch::seen_new_window`]): placing each of a busy app's events costs round trips to it;
 //! - only focus events, then [`FOCUS_QUIET`](super::steps) without a content one: `focus_moved`;
 //! - before either is answered, and at the end of the watch, one round trip to the app
 //!   ([`Watch::settle`]: Mousepad answers only once its Save As dialog is built), what it sent
@@ -95,10 +96,15 @@ impl Service {
         }
         let mut heard = Heard::default();
         let mut settled = false;
-        let observed = |effect| {
+        // When the settle round trip began and how long it took (for the log).
+        let mut settle_at: Option<(f64, f64)> = None;
+        let ms_since = |t: Instant| t.duration_since(started).as_secs_f64() * 1000.0;
+        let observed = |effect, heard: &Heard, settle_at: Option<(f64, f64)>| {
             tracing::debug!(
                 ?effect,
                 ms = started.elapsed().as_secs_f64() * 1000.0,
+                first_ms = heard.first.map(ms_since),
+                settle = ?settle_at,
                 "effect seen in events"
             );
             Observed {
@@ -151,7 +157,7 @@ impl Service {
                 {
                     return Some(Observed {
                         opened: Some(opened),
-                        ..observed(Effect::WindowOpened)
+                        ..observed(Effect::WindowOpened, &heard, settle_at)
                     });
                 }
                 // GTK 4 gives a dialog's root no dialog role: a window of an app that has
@@ -168,7 +174,9 @@ impl Service {
                 // not listed yet: Mousepad's Save As blocks it for seconds): one round trip to
                 // it, what it sent meanwhile, a new look at the windows.
                 settled = true;
+                let began = Instant::now();
                 events.watch.settle(SETTLE).await;
+                settle_at = Some((ms_since(began), began.elapsed().as_secs_f64() * 1000.0));
                 // Once the window was seen to change, only a window on its way still matters.
                 while let Ok(Some(seen)) =
                     events.watch.seen_before_settle(heard.first.is_some()).await
@@ -179,13 +187,13 @@ impl Service {
                 continue;
             }
             if let Some(effect) = answer {
-                return Some(observed(effect));
+                return Some(observed(effect, &heard, settle_at));
             }
             if left.is_zero() {
                 return Some(if heard.first.is_some() {
-                    observed(Effect::Changed)
+                    observed(Effect::Changed, &heard, settle_at)
                 } else if heard.focus.is_some() {
-                    observed(Effect::FocusMoved)
+                    observed(Effect::FocusMoved, &heard, settle_at)
                 } else {
                     self.no_event_seen(window, before, events.proven).await
                 });
@@ -195,7 +203,14 @@ impl Service {
             } else {
                 POLL
             };
-            match events.watch.seen(wait.min(left)).await {
+            // Once the window changed, only a window on its way still matters (placing each of
+            // a busy app's events costs round trips to it: Calc's Tab took 100 ms of them).
+            let next = if heard.first.is_some() {
+                events.watch.seen_new_window(wait.min(left)).await
+            } else {
+                events.watch.seen(wait.min(left)).await
+            };
+            match next {
                 Ok(Some(seen)) => {
                     heard.note(seen);
                     events.proven = true;

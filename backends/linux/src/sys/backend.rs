@@ -285,6 +285,10 @@ impl Connected {
         entry: &WindowEntry,
     ) -> Result<Option<Probe>> {
         let frame = entry.frame()?;
+        // The focus events that reached the bus before now are read first: the one a key just
+        // caused (Calc's cell editor after a digit) was often still on its way, and a stale
+        // remembered focus costs a search of the whole sheet.
+        self.atspi.caught_up(CAUGHT_UP).await;
         let Some(remembered) = self.atspi.focus.of(&frame.bus) else {
             return Ok(None);
         };

@@ -218,23 +218,11 @@ impl Watch for EventWatch {
     }
 
     async fn seen(&mut self, within: Duration) -> Result<Option<Seen>> {
-        let Some(scope) = self.scope.as_mut() else {
-            return Err(unscoped());
-        };
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            let event = match self.held.take() {
-                Some(event) => event,
-                None => match tokio::time::timeout_at(deadline, self.events.recv()).await {
-                    Ok(Some(event)) => event,
-                    Err(_) => return Ok(None),
-                    Ok(None) => return Err(ended()),
-                },
-            };
-            if let Some(seen) = scope.judge(&event).await {
-                return Ok(Some(seen));
-            }
-        }
+        self.next_seen(within, false).await
+    }
+
+    async fn seen_new_window(&mut self, within: Duration) -> Result<Option<Seen>> {
+        self.next_seen(within, true).await
     }
 
     async fn seen_before_settle(&mut self, new_windows_only: bool) -> Result<Option<Seen>> {
@@ -293,6 +281,42 @@ impl Watch for EventWatch {
         self.scope
             .as_ref()
             .is_some_and(|s| s.atspi.focus.heard_from(&s.frame.bus))
+    }
+}
+
+impl EventWatch {
+    /// The next event within `within` that says something, judged; with `new_windows_only`
+    /// only a window created or activated (the others are not placed at all).
+    async fn next_seen(
+        &mut self,
+        within: Duration,
+        new_windows_only: bool,
+    ) -> Result<Option<Seen>> {
+        let Some(scope) = self.scope.as_mut() else {
+            return Err(unscoped());
+        };
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let event = match self.held.take() {
+                Some(event) => event,
+                None => match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                    Ok(Some(event)) => event,
+                    Err(_) => return Ok(None),
+                    Ok(None) => return Err(ended()),
+                },
+            };
+            if new_windows_only
+                && !crate::events::may_be_new_window(&event.interface, &event.member)
+            {
+                continue;
+            }
+            match scope.judge(&event).await {
+                Some(seen) if !new_windows_only || seen == Seen::NewWindow => {
+                    return Ok(Some(seen))
+                }
+                _ => {}
+            }
+        }
     }
 }
 
