@@ -1,9 +1,9 @@
-//! A [`Watch`] over a queue of what each event said: the receiving half of the Windows and
+//! A [`Watch`](crate::backend::Watch) over a queue of what each event said: the receiving half of the Windows and
 //! macOS watches, whose event handlers run on threads of their own (UI Automation's, an
 //! `AXObserver`'s run loop) and only judge each event and queue the verdict.
 //!
 //! The handler side is an [`EventSender`]; the watch side a [`Queued`], which a platform's watch
-//! wraps, adding what only it can do ([`Watch::settle`]). The logic lives here, once, so Linux
+//! wraps, adding what only it can do ([`Watch::settle`](crate::backend::Watch::settle)). The logic lives here, once, so Linux
 //! tests reach it.
 //!
 //! Only built with the `queued` feature (it needs tokio), and for this crate's own tests.

@@ -35,13 +35,10 @@ use cu_core::ErrorCode;
 use super::steps::{Effect, Fingerprint, Observed, WindowsBefore, FOCUS_QUIET, POLL};
 use super::Service;
 
-/// How long a window must stay without content events before `changed` is answered (the rest
-/// of a burst, and a dialog mapped a moment after its parent changed, are seen first).
+/// How long after the window's first content event `changed` is answered (a dialog mapped a
+/// moment after its parent changed is seen first); also how long the app must stay quiet
+/// elsewhere.
 const EVENT_QUIET: Duration = Duration::from_millis(10);
-
-/// How long content events may keep coming before `changed` is answered anyway (an animation
-/// or a progress bar never goes quiet).
-const BURST: Duration = Duration::from_millis(20);
 
 /// How long the app is given to answer the round trip before a step is answered.
 const SETTLE: Duration = Duration::from_millis(2000);
@@ -250,9 +247,8 @@ impl Service {
 /// What a step's events said so far.
 #[derive(Debug, Default)]
 struct Heard {
-    /// When content events first and last came.
+    /// When the window's first content event came (later ones are not told apart).
     first: Option<Instant>,
-    last: Option<Instant>,
     /// When the focus last moved.
     focus: Option<Instant>,
     /// Another window of the app was created or activated: the listing will show it.
@@ -270,7 +266,6 @@ impl Heard {
             Seen::Elsewhere => self.elsewhere = Some(now),
             _ => {
                 self.first.get_or_insert(now);
-                self.last = Some(now);
             }
         }
     }
@@ -285,8 +280,7 @@ impl Heard {
         if self.new_window || busy_elsewhere {
             None
         } else if self.first.is_some() {
-            (!dialog && (since(self.last, EVENT_QUIET) || since(self.first, BURST)))
-                .then_some(Effect::Changed)
+            (!dialog && since(self.first, EVENT_QUIET)).then_some(Effect::Changed)
         } else {
             since(self.focus, FOCUS_QUIET).then_some(Effect::FocusMoved)
         }
