@@ -126,6 +126,17 @@ impl Scope {
         })
     }
 
+    /// [`judge`](Self::judge), or with `new_windows_only` only a window created or activated
+    /// (other events are not placed at all: that costs round trips to a busy app).
+    async fn tell(&mut self, event: &Event, new_windows_only: bool) -> Option<Seen> {
+        if new_windows_only && !crate::events::may_be_new_window(&event.interface, &event.member) {
+            return None;
+        }
+        self.judge(event)
+            .await
+            .filter(|seen| !new_windows_only || *seen == Seen::NewWindow)
+    }
+
     /// Whether the element at `path` (on the frame's bus) sits in the frame: its parents are
     /// followed until one is the frame or was walked in it, one is known, or the chain ends
     /// (another top-level, the application, an element not yet placed in the tree).
@@ -244,16 +255,8 @@ impl Watch for EventWatch {
                 self.held = Some(event);
                 return Ok(None);
             }
-            if new_windows_only
-                && !crate::events::may_be_new_window(&event.interface, &event.member)
-            {
-                continue;
-            }
-            match scope.judge(&event).await {
-                Some(seen) if !new_windows_only || seen == Seen::NewWindow => {
-                    return Ok(Some(seen))
-                }
-                _ => {}
+            if let Some(seen) = scope.tell(&event, new_windows_only).await {
+                return Ok(Some(seen));
             }
         }
     }
@@ -305,16 +308,8 @@ impl EventWatch {
                     Ok(None) => return Err(ended()),
                 },
             };
-            if new_windows_only
-                && !crate::events::may_be_new_window(&event.interface, &event.member)
-            {
-                continue;
-            }
-            match scope.judge(&event).await {
-                Some(seen) if !new_windows_only || seen == Seen::NewWindow => {
-                    return Ok(Some(seen))
-                }
-                _ => {}
+            if let Some(seen) = scope.tell(&event, new_windows_only).await {
+                return Ok(Some(seen));
             }
         }
     }
