@@ -11,7 +11,8 @@ import subprocess
 import zipfile
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from conftest import BIN, call, eventually, observe, poll, window_titled
 
@@ -82,3 +83,34 @@ async def test_regression_calc_cells_on_screen_are_read_and_addressed_by_name(se
         async def saved():
             return "B2]*[.C2]" in content_xml(sheet)
         await poll(saved, "the formula saved in data.ods", timeout=20, every=0.3)
+
+
+async def test_regression_calc_gate_searched_the_sheet_for_a_focus_still_crossing_the_bus(
+        server_env, sheet, tmp_path):
+    """Calc answers our direct connection before its events cross the bus: after a digit, its
+    old cell already said "not focused" while the event naming the cell editor was still on its
+    way, and the gate walked the whole sheet (0.9 s) to judge the Return that followed, in most
+    observe-then-act calls. Now one round trip through the bus brings that event first."""
+    log = tmp_path / "server.log"
+    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
+    with open(log, "w") as errlog:
+        params = StdioServerParameters(command=BIN, args=[], env=env)
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                wid = (await window_titled(client, "data.ods", timeout=120))["id"]
+                await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+                err, res = await call(client, "click", {"app": wid, "target": "A6"})
+                assert not err, res
+                for row in range(6, 10):
+                    state = await observe(client, wid, max_elements=1)
+                    keys = [{"type": "key", "keys": k} for k in (str(row), "Tab", str(row - 5), "Return")]
+                    err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                                 "actions": keys})
+                    assert not err, res
+                    assert [r["effect"] for r in res["results"]] == ["changed"] * 4, res
+                outline = await eventually(client, wid, lambda t: 'cell "B9" ="4"' in t, "the typed rows")
+                for row in range(6, 10):
+                    assert f'cell "A{row}" ="{row}"' in outline and f'cell "B{row}" ="{row - 5}"' in outline, outline
+    searches = [l for l in log.read_text().splitlines() if "not confirmed: searching" in l]
+    assert not searches, searches

@@ -32,6 +32,10 @@ use crate::trees::{Kept, Trees, Walk};
 /// How long an observation waits for the event counts to be current before it walks instead.
 const CAUGHT_UP: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// How long an app is given to answer the round trip that brings its last focus events across
+/// the bus before its focused element is searched for.
+const FOCUS_CROSSED: Duration = Duration::from_millis(500);
+
 #[cfg(feature = "portal")]
 mod misplaced;
 mod wayland;
@@ -289,25 +293,42 @@ impl Connected {
         // caused (Calc's cell editor after a digit) was often still on its way, and a stale
         // remembered focus costs a search of the whole sheet.
         self.atspi.caught_up(CAUGHT_UP).await;
-        let Some(remembered) = self.atspi.focus.of(&frame.bus) else {
-            return Ok(None);
-        };
+        if let Some(found) = self.confirmed_focus(window, frame, entry).await {
+            return Ok(Some(found));
+        }
+        // An app reached through its own connection answers there before its events have
+        // crossed the bus (Calc's old cell says "not focused" while the event naming the new
+        // one is still on its way): one round trip through the bus brings every event the app
+        // sent before answering, and the remembered focus is asked again.
+        let crossed = tokio::time::timeout(FOCUS_CROSSED, self.atspi.round_trip(frame)).await;
+        if matches!(crossed, Ok(Ok(_))) {
+            self.atspi.caught_up(CAUGHT_UP).await;
+            if let Some(found) = self.confirmed_focus(window, frame, entry).await {
+                return Ok(Some(found));
+            }
+        }
+        tracing::debug!("the remembered focus is not confirmed: searching");
+        Ok(None)
+    }
+
+    /// The element the app's last focus event named, if it says it is focused and sits in
+    /// `entry`'s window (or another showing top-level of its app).
+    async fn confirmed_focus(
+        &self,
+        window: &WindowId,
+        frame: &ObjRef,
+        entry: &WindowEntry,
+    ) -> Option<Probe> {
+        let remembered = self.atspi.focus.of(&frame.bus)?;
         let walked = self.walked(window);
-        let found = probe::remembered_focus(
+        probe::remembered_focus(
             &self.atspi,
             frame,
             entry.placement(),
             &remembered,
             walked.as_deref(),
         )
-        .await;
-        if found.is_none() {
-            tracing::debug!(
-                ?remembered,
-                "the remembered focus is not confirmed: searching"
-            );
-        }
-        Ok(found)
+        .await
     }
 
     fn x11(&self) -> Result<Arc<X11>> {

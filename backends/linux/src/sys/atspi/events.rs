@@ -9,7 +9,7 @@
 //! once per element (its parents, up to the window's frame or another top-level), so an effect
 //! is answered by the event itself instead of by reading the whole window again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -51,6 +51,8 @@ pub(crate) struct EventWatch {
     events: tokio::sync::mpsc::UnboundedReceiver<Event>,
     /// An event taken from the queue but sent after the last settle's reply, for later.
     held: Option<Event>,
+    /// What the events judged together with the last one returned said, for the next reads.
+    told: VecDeque<Seen>,
     /// The serial number of the application's reply to the last [`Watch::settle`].
     settled: Option<u32>,
     reader: tokio::task::JoinHandle<()>,
@@ -96,7 +98,7 @@ impl Event {
 
 /// The last full walk of the watched window, read when an event is judged (the walk may come
 /// after the subscription).
-pub(crate) type WalkedNow = Box<dyn Fn() -> Option<std::sync::Arc<Walked>> + Send>;
+pub(crate) type WalkedNow = Box<dyn Fn() -> Option<std::sync::Arc<Walked>> + Send + Sync>;
 
 /// A window's frame and what is known of which elements sit in it.
 struct Scope {
@@ -114,46 +116,77 @@ const MAX_DEPTH: usize = 64;
 const PARENT_TIMEOUT: Duration = Duration::from_millis(100);
 
 impl Scope {
-    /// What `event` says of the window: `None` for what no observation shows.
-    async fn judge(&mut self, event: &Event) -> Option<Seen> {
-        let seen = crate::events::seen(&event.interface, &event.member, &event.detail)?;
-        let inside = self.holds(event.path.clone()).await;
-        tracing::trace!(event.member, event.detail, %event.path, inside, "event");
-        Some(if inside {
-            seen
-        } else {
-            crate::events::seen_elsewhere(&event.interface, &event.member)
-        })
-    }
-
-    /// [`judge`](Self::judge), or with `new_windows_only` only a window created or activated
-    /// (other events are not placed at all: that costs round trips to a busy app).
-    async fn tell(&mut self, event: &Event, new_windows_only: bool) -> Option<Seen> {
-        if new_windows_only && !crate::events::may_be_new_window(&event.interface, &event.member) {
-            return None;
-        }
-        self.judge(event)
-            .await
-            .filter(|seen| !new_windows_only || *seen == Seen::NewWindow)
-    }
-
-    /// Whether the element at `path` (on the frame's bus) sits in the frame: its parents are
-    /// followed until one is the frame or was walked in it, one is known, or the chain ends
-    /// (another top-level, the application, an element not yet placed in the tree).
-    async fn holds(&mut self, path: OwnedObjectPath) -> bool {
+    /// What each of `events` (taken from the queue together, in order) says of the window,
+    /// leaving out what no observation shows; with `new_windows_only` only a window created or
+    /// activated (other events are not placed at all). The elements not placed yet are placed
+    /// at once, not one after another: each placement is a round trip to the app, and a busy
+    /// one answers a batch of them in one turn of its loop as fast as a single one (Calc's
+    /// Tab sends ten new cells, 20 ms apart one by one).
+    async fn tell(&mut self, events: &[Event], new_windows_only: bool) -> Vec<Seen> {
+        let told: Vec<(&Event, Seen)> = events
+            .iter()
+            .filter(|e| {
+                !new_windows_only || crate::events::may_be_new_window(&e.interface, &e.member)
+            })
+            .filter_map(|e| Some((e, crate::events::seen(&e.interface, &e.member, &e.detail)?)))
+            .collect();
         let walked = (self.walked)();
+        let mut unplaced: Vec<&OwnedObjectPath> = Vec::new();
+        for (event, _) in &told {
+            if self.known(&event.path, walked.as_deref()).is_none()
+                && !unplaced.contains(&&event.path)
+            {
+                unplaced.push(&event.path);
+            }
+        }
+        let placed = futures_util::future::join_all(
+            unplaced
+                .into_iter()
+                .map(|path| self.place(path.clone(), walked.as_deref())),
+        )
+        .await;
+        for (chain, verdict) in placed {
+            for path in chain {
+                self.inside.insert(path, verdict);
+            }
+        }
+        told.into_iter()
+            .filter_map(|(event, seen)| {
+                let inside = self.known(&event.path, walked.as_deref()).unwrap_or(false);
+                tracing::trace!(event.member, event.detail, %event.path, inside, "event");
+                let seen = if inside {
+                    seen
+                } else {
+                    crate::events::seen_elsewhere(&event.interface, &event.member)
+                };
+                (!new_windows_only || seen == Seen::NewWindow).then_some(seen)
+            })
+            .collect()
+    }
+
+    /// Whether the element at `path` is known to sit in the frame (it is the frame, was walked
+    /// in it, or was placed before), without asking the app.
+    fn known(&self, path: &OwnedObjectPath, walked: Option<&Walked>) -> Option<bool> {
+        if *path == self.frame.path || walked.is_some_and(|w| w.paths.contains(path.as_str())) {
+            Some(true)
+        } else {
+            self.inside.get(path).copied()
+        }
+    }
+
+    /// Places the element at `path` (on the frame's bus): its parents are followed until one is
+    /// known, or the chain ends (another top-level, the application, an element not yet placed
+    /// in the tree). Answers the elements passed on the way and whether they sit in the frame.
+    async fn place(
+        &self,
+        path: OwnedObjectPath,
+        walked: Option<&Walked>,
+    ) -> (Vec<OwnedObjectPath>, bool) {
         let mut chain: Vec<OwnedObjectPath> = Vec::new();
         let mut current = path;
         let verdict = loop {
-            if current == self.frame.path
-                || walked
-                    .as_ref()
-                    .is_some_and(|w| w.paths.contains(current.as_str()))
-            {
-                break true;
-            }
-            if let Some(known) = self.inside.get(&current) {
-                break *known;
+            if let Some(known) = self.known(&current, walked) {
+                break known;
             }
             if chain.len() >= MAX_DEPTH || chain.contains(&current) {
                 break false;
@@ -170,10 +203,7 @@ impl Scope {
                 _ => break false,
             }
         };
-        for path in chain {
-            self.inside.insert(path, verdict);
-        }
-        verdict
+        (chain, verdict)
     }
 }
 
@@ -237,27 +267,30 @@ impl Watch for EventWatch {
     }
 
     async fn seen_before_settle(&mut self, new_windows_only: bool) -> Result<Option<Seen>> {
-        let Some(scope) = self.scope.as_mut() else {
+        if self.scope.is_none() {
             return Err(unscoped());
-        };
+        }
         loop {
-            let event = match self.held.take() {
-                Some(event) => event,
-                None => match self.events.try_recv() {
-                    Ok(event) => event,
-                    Err(tokio::sync::mpsc::error::TryRecvError::Empty) => return Ok(None),
-                    Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
-                        return Err(ended())
-                    }
-                },
-            };
-            if self.settled.is_some_and(|reply| event.serial > reply) {
-                self.held = Some(event);
-                return Ok(None);
-            }
-            if let Some(seen) = scope.tell(&event, new_windows_only).await {
+            if let Some(seen) = self.told.pop_front() {
                 return Ok(Some(seen));
             }
+            let mut batch = Vec::new();
+            while let Some(event) = self.held.take().or_else(|| self.events.try_recv().ok()) {
+                if self.settled.is_some_and(|reply| event.serial > reply) {
+                    self.held = Some(event);
+                    break;
+                }
+                batch.push(event);
+            }
+            if batch.is_empty() {
+                // Nothing before the cut is left; a stream that ended has nothing more at all.
+                return if self.held.is_none() && self.events.is_closed() {
+                    Err(ended())
+                } else {
+                    Ok(None)
+                };
+            }
+            self.tell(&batch, new_windows_only).await;
         }
     }
 
@@ -276,6 +309,7 @@ impl Watch for EventWatch {
 
     fn clear(&mut self) {
         self.held = None;
+        self.told.clear();
         self.settled = None;
         while self.events.try_recv().is_ok() {}
     }
@@ -295,12 +329,15 @@ impl EventWatch {
         within: Duration,
         new_windows_only: bool,
     ) -> Result<Option<Seen>> {
-        let Some(scope) = self.scope.as_mut() else {
+        if self.scope.is_none() {
             return Err(unscoped());
-        };
+        }
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let event = match self.held.take() {
+            if let Some(seen) = self.told.pop_front() {
+                return Ok(Some(seen));
+            }
+            let first = match self.held.take() {
                 Some(event) => event,
                 None => match tokio::time::timeout_at(deadline, self.events.recv()).await {
                     Ok(Some(event)) => event,
@@ -308,9 +345,19 @@ impl EventWatch {
                     Ok(None) => return Err(ended()),
                 },
             };
-            if let Some(seen) = scope.tell(&event, new_windows_only).await {
-                return Ok(Some(seen));
+            // With everything already queued behind it: judged together.
+            let mut batch = vec![first];
+            while let Ok(event) = self.events.try_recv() {
+                batch.push(event);
             }
+            self.tell(&batch, new_windows_only).await;
+        }
+    }
+
+    /// Judges `batch` in the watch's scope, keeping what it says for the next reads.
+    async fn tell(&mut self, batch: &[Event], new_windows_only: bool) {
+        if let Some(scope) = self.scope.as_mut() {
+            self.told.extend(scope.tell(batch, new_windows_only).await);
         }
     }
 }
@@ -365,6 +412,7 @@ impl Atspi {
         Ok(EventWatch {
             events,
             held: None,
+            told: VecDeque::new(),
             settled: None,
             reader,
             scope: None,

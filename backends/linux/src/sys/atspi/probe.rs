@@ -204,7 +204,10 @@ pub(crate) async fn remembered_focus(
         read(atspi, remembered, placement),
         top_level(atspi, remembered, frame, walked)
     );
-    let node = node.ok().filter(|n| n.states.contains(State::Focused))?;
+    let Some(node) = node.ok().filter(|n| n.states.contains(State::Focused)) else {
+        tracing::debug!(?remembered, "the remembered focus says it is not focused");
+        return None;
+    };
     let reached = match top? {
         Top::Frame => true,
         Top::Other(top) => atspi
