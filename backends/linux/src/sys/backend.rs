@@ -293,39 +293,51 @@ impl Connected {
         // caused (Calc's cell editor after a digit) was often still on its way, and a stale
         // remembered focus costs a search of the whole sheet.
         self.atspi.caught_up(CAUGHT_UP).await;
-        if let Some(found) = self.confirmed_focus(window, frame, entry).await {
+        let Some(remembered) = self.atspi.focus.of(&frame.bus) else {
+            return Ok(None);
+        };
+        if let Some(found) = self
+            .confirmed_focus(window, frame, entry, &remembered)
+            .await
+        {
             return Ok(Some(found));
         }
         // An app reached through its own connection answers there before its events have
-        // crossed the bus (Calc's old cell says "not focused" while the event naming the new
-        // one is still on its way): one round trip through the bus brings every event the app
-        // sent before answering, and the remembered focus is asked again.
+        // crossed the bus, and mid-way through moving focus (Calc's cell says "not focused"
+        // while it commits, or while the event naming the new one is still on its way): one
+        // round trip through the bus brings every event the app sent before answering, and the
+        // focus it names then (the same element, often) is asked again.
         let crossed = tokio::time::timeout(FOCUS_CROSSED, self.atspi.round_trip(frame)).await;
         if matches!(crossed, Ok(Ok(_))) {
             self.atspi.caught_up(CAUGHT_UP).await;
-            if let Some(found) = self.confirmed_focus(window, frame, entry).await {
-                return Ok(Some(found));
+            if let Some(now) = self.atspi.focus.of(&frame.bus) {
+                if let Some(found) = self.confirmed_focus(window, frame, entry, &now).await {
+                    return Ok(Some(found));
+                }
             }
         }
-        tracing::debug!("the remembered focus is not confirmed: searching");
+        tracing::debug!(
+            ?remembered,
+            "the remembered focus is not confirmed: searching"
+        );
         Ok(None)
     }
 
-    /// The element the app's last focus event named, if it says it is focused and sits in
-    /// `entry`'s window (or another showing top-level of its app).
+    /// `remembered`, the element an app's focus event named, if it says it is focused and sits
+    /// in `entry`'s window (or another showing top-level of its app).
     async fn confirmed_focus(
         &self,
         window: &WindowId,
         frame: &ObjRef,
         entry: &WindowEntry,
+        remembered: &ObjRef,
     ) -> Option<Probe> {
-        let remembered = self.atspi.focus.of(&frame.bus)?;
         let walked = self.walked(window);
         probe::remembered_focus(
             &self.atspi,
             frame,
             entry.placement(),
-            &remembered,
+            remembered,
             walked.as_deref(),
         )
         .await
