@@ -69,6 +69,7 @@ if [ -f "$PIDF" ]; then
 fi
 
 # fresh per-start app state (apps killed at stop leave "restore session?" prompts, recent files...)
+"$(dirname "$0")/unmount-under.sh" "$STATE"
 [ "${DESKENV_KEEP_STATE:-0}" = 1 ] || rm -rf "$STATE/config" "$STATE/cache" "$STATE/data" "$STATE/runtime"
 mkdir -p "$LOG" "$STATE/runtime" "$STATE/config" "$STATE/cache" "$STATE/data"
 chmod 700 "$STATE/runtime"
