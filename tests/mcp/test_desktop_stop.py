@@ -16,22 +16,27 @@ def mounts_under(path):
     return [line.split()[1] for line in open("/proc/mounts") if line.split()[1].startswith(prefix)]
 
 
+def portal_mount(n, state):
+    """Has desktop :n's document portal mount its file system, as an app's file chooser does (it
+    asks the portal where documents are mounted); the mount point."""
+    subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.portal.Documents",
+                    "--object-path", "/org/freedesktop/portal/documents",
+                    "--method", "org.freedesktop.portal.Documents.GetMountPoint"],
+                   env=desktop_env(n), check=True, capture_output=True, timeout=30)
+    deadline = time.time() + 10
+    while not mounts_under(state):
+        assert time.time() < deadline, "the document portal mounted nothing"
+        time.sleep(0.05)
+    return mounts_under(state)[0]
+
+
 def test_regression_the_document_portals_mount_does_not_outlive_the_desktop(desktop):
     n = free_displays(1, start=85)[0]
     state = pathlib.Path(f"/tmp/deskenv-{n}")
     subprocess.run(["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(n)], check=True,
                    capture_output=True)
     try:
-        env = desktop_env(n)
-        # What an app's file chooser does: ask the portal where documents are mounted.
-        subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.portal.Documents",
-                        "--object-path", "/org/freedesktop/portal/documents",
-                        "--method", "org.freedesktop.portal.Documents.GetMountPoint"],
-                       env=env, check=True, capture_output=True, timeout=30)
-        deadline = time.time() + 10
-        while not mounts_under(state):
-            assert time.time() < deadline, "the document portal mounted nothing"
-            time.sleep(0.05)
+        portal_mount(n, state)
     finally:
         out = subprocess.run(["bash", str(ROOT / "scripts/desktop/stop-desktop.sh"), str(n), "--purge"],
                              capture_output=True, text=True)
@@ -52,16 +57,7 @@ def test_regression_a_dead_portal_mount_left_by_a_killed_run_failed_the_next_sta
     start = ["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(n)]
     subprocess.run(start, check=True, capture_output=True)
     try:
-        env = desktop_env(n)
-        subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.portal.Documents",
-                        "--object-path", "/org/freedesktop/portal/documents",
-                        "--method", "org.freedesktop.portal.Documents.GetMountPoint"],
-                       env=env, check=True, capture_output=True, timeout=30)
-        deadline = time.time() + 10
-        while not mounts_under(state):
-            assert time.time() < deadline, "the document portal mounted nothing"
-            time.sleep(0.05)
-        mount = mounts_under(state)[0]
+        mount = portal_mount(n, state)
         # What a killed run leaves: the daemon and its unmount helper gone at once, the mount kept.
         subprocess.run(["pkill", "-KILL", "-f", f"fusermount3 .*{mount}"], check=True)
         subprocess.run(["pkill", "-KILL", "-f", "xdg-document-portal"], check=False)
