@@ -9,7 +9,8 @@ import subprocess
 import zipfile
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from conftest import BIN, call, element, eventually, observe, poll, window_titled
 
@@ -137,3 +138,67 @@ async def test_regression_a_fresh_window_is_clicked_where_it_is_drawn(server_env
         again = await observe(client, main["id"], points=True)
         assert element(again["outline"], "button", "Open")[1] == open_at, again["outline"]
         assert element(again["outline"], "toggle_button", "Menu")[1] == sidebar_at, again["outline"]
+
+
+async def test_regression_a_writer_window_reported_a_menu_bar_too_high_was_walked_every_time(server_env, writer, tmp_path):
+    """A fresh Writer window reports its content pane a menu bar too high, and the walk moves it
+    down to where it is drawn. The kept walk's document places were compared with the pane's
+    extents as reported, never as moved, so they never matched: every observation walked the
+    window again (1,900 elements, 200-500 ms; pyatspi's walk takes 300). A kept walk must still
+    never hide a change: text typed from outside shows in the very next observation."""
+    log = tmp_path / "server.log"
+    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
+    with open(log, "w") as errlog:
+        params = StdioServerParameters(command=BIN, args=[], env=env)
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                main = await window_titled(client, "LibreOffice Writer", timeout=120)
+                args = {"all": True, "points": True, "max_elements": 5000}
+                walked = await eventually(client, main["id"], lambda text: '"Open"' in text, "the toolbar",
+                                          timeout=30, **args)
+                assert "content pane reported a menu bar too high" in log.read_text()
+
+                def kept():
+                    return log.read_text().count("snapshot kept")
+
+                # Writer goes quiet a moment after it opens; from then on, observations are kept.
+                async def answered_from_the_walk():
+                    nonlocal walked
+                    before = kept()
+                    outline = (await observe(client, main["id"], **args))["outline"]
+                    if kept() > before:
+                        return outline
+                    walked = outline
+                    return None
+                again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
+                assert again == walked
+                assert element(again, "button", "Open") == element(walked, "button", "Open")
+
+                # Typed by XTEST, outside the server: only Writer's own events can tell.
+                xid = str(int(main["id"].split(":", 1)[1], 16))
+                for cmd in (["windowactivate", "--sync", xid], ["type", "--delay", "20", "kept"]):
+                    subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
+
+                async def typed():
+                    return "kept" in paragraphs_seen_by_pyatspi(main["pid"], server_env)
+                await poll(typed, "pyatspi reading the typed text", timeout=15)
+                after = (await observe(client, main["id"], **args))["outline"]
+                assert "kept" in after, after
+
+
+# The text of every paragraph of application PID's document, read live.
+PYATSPI_PARAGRAPHS = """
+import sys, pyatspi
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a is not None and a.get_process_id() == int(sys.argv[1]))
+doc = pyatspi.findDescendant(app, lambda a: a is not None and a.getRole() == pyatspi.ROLE_DOCUMENT_TEXT)
+for p in pyatspi.findAllDescendants(doc, lambda a: a is not None and a.getRole() == pyatspi.ROLE_PARAGRAPH):
+    t = p.queryText()
+    print(t.getText(0, t.characterCount))
+"""
+
+
+def paragraphs_seen_by_pyatspi(pid, server_env):
+    out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_PARAGRAPHS, str(pid)],
+                         env=dict(os.environ, **server_env), capture_output=True, text=True, timeout=30)
+    return out.stdout

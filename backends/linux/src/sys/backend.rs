@@ -717,16 +717,19 @@ impl Connected {
         self.trees.described(&entry.info, std::time::Instant::now());
         let count = self.atspi.changes.count(&bus)?;
         let held = self.trees.get(&entry.info, options, count)?;
-        if !self.still_placed(&entry, &held.places).await {
+        if !self.still_placed(window, &entry, &held.places).await {
             return None;
         }
         Some((entry, held.walk))
     }
 
     /// Whether every one of `places` (a document's elements) is where its kept walk saw it: the
-    /// same extents, placed as a walk places them now. Asked all at once; any error says no.
+    /// same extents, placed as a walk places them now (moved down as the walk moved them where
+    /// LibreOffice still reports its content pane a menu bar too high). Asked all at once; any
+    /// error says no.
     async fn still_placed(
         &self,
+        window: &WindowId,
         entry: &WindowEntry,
         places: &[(ElementIdentity, Option<Rect>)],
     ) -> bool {
@@ -735,10 +738,16 @@ impl Connected {
         }
         let placement = entry.placement();
         let started = std::time::Instant::now();
+        let wrong = self.misplaced_now(window).await;
+        let wrong = wrong.as_deref();
         let asked = places.iter().map(|(identity, bounds)| async move {
             let obj = ObjRef::from_identity(identity).ok()?;
             let extents = self.atspi.extents(&obj).await.ok()?;
-            Some(placement.bounds(extents) == *bounds)
+            let mut now = placement.bounds(extents);
+            if let (Some(wrong), Some(now)) = (wrong.filter(|w| w.moved(identity)), now.as_mut()) {
+                now.y += wrong.by;
+            }
+            Some(now == *bounds)
         });
         let same = futures_util::future::join_all(asked)
             .await
