@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #! gui_state through MCP (the official Python SDK against the release binary, timed from the
 #! client) beside a pyatspi walk of the same window in the same run, on the fixture apps and the
-#! real ones (Firefox, Thunar, kcalc). LibreOffice Calc's sheet has no end to walk: it is in
+#! real ones (Firefox, Thunar, kcalc, LibreOffice Writer). LibreOffice Calc's sheet has no end to walk: it is in
 #! scripts/bench/bigtree-bench.sh, with the other big trees, at the default outline.
 #! Prints a table with the ratio, then the fixed cost of a call. The in-process walk alone is
 #! scripts/bench/snapshot-bench.sh.
@@ -11,7 +11,7 @@ set -euo pipefail
 REPS="${1:-5}"; N=62
 bench_bin
 bench_desktop $N
-APPS=(qt6 qt5 calc gtk3 gtk4 mousepad featherpad chromium firefox thunar kcalc)
+APPS=(qt6 qt5 calc gtk3 gtk4 mousepad featherpad chromium firefox thunar kcalc lo-writer)
 bench_launch "${APPS[@]}"
 export MCP_CU_SESSIONS_DIR="$(mktemp -d)" MCP_CU_AUTOSTART_OLLAMA=0 MCP_CU_MODEL=none
 args=()

@@ -85,6 +85,72 @@ async def test_regression_calc_cells_on_screen_are_read_and_addressed_by_name(se
         await poll(saved, "the formula saved in data.ods", timeout=20, every=0.3)
 
 
+# The text of the cell at ROW, COLUMN (from 0) of application PID's sheet, read live.
+PYATSPI_CELL = """
+import sys, pyatspi
+pid, row, col = map(int, sys.argv[1:4])
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a is not None and a.get_process_id() == pid)
+table = pyatspi.findDescendant(app, lambda a: a is not None and a.getRole() == pyatspi.ROLE_TABLE)
+cell = table.queryTable().getAccessibleAt(row, col)
+t = cell.queryText()
+print(t.getText(0, t.characterCount))
+"""
+
+
+def cell_seen_by_pyatspi(pid, row, col, server_env):
+    out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_CELL, str(pid), str(row), str(col)],
+                         env=dict(os.environ, **server_env), capture_output=True, text=True, timeout=30)
+    return out.stdout.strip()
+
+
+async def test_regression_a_calc_sheet_reported_a_menu_bar_too_high_was_walked_every_time(
+        server_env, sheet, tmp_path):
+    """Calc reports its content pane a menu bar too high until the pointer first moves over it,
+    and the walk moves it down to where it is drawn. The kept walk's sheet places were compared
+    with the extents as reported, never as moved, so no observation was ever kept: each walked
+    the sheet again (about 3,000 elements, 550-700 ms). A kept walk must still never hide a
+    change: a value typed from outside, and the sums that depend on it, show in the very next
+    observation."""
+    log = tmp_path / "server.log"
+    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
+    with open(log, "w") as errlog:
+        params = StdioServerParameters(command=BIN, args=[], env=env)
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                win = await window_titled(client, "data.ods", timeout=120)
+                walked = await eventually(client, win["id"], lambda t: 'cell "B4" ="7"' in t, "the sheet's cells",
+                                          timeout=30)
+                assert "content pane reported a menu bar too high" in log.read_text()
+
+                def kept():
+                    return log.read_text().count("snapshot kept")
+
+                # Reading cells makes Calc create their objects (events): a later walk is kept.
+                async def answered_from_the_walk():
+                    nonlocal walked
+                    before = kept()
+                    outline = (await observe(client, win["id"]))["outline"]
+                    if kept() > before:
+                        return outline
+                    walked = outline
+                    return None
+                again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
+                assert again == walked
+
+                # B2 typed by XTEST, outside the server (A1 has the cell cursor): B4 sums B2:B3.
+                xid = str(int(win["id"].split(":", 1)[1], 16))
+                for cmd in (["windowactivate", "--sync", xid], ["key", "Right", "Down"],
+                            ["type", "--delay", "20", "10"], ["key", "Return"]):
+                    subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
+
+                async def summed():
+                    return cell_seen_by_pyatspi(win["pid"], 3, 1, server_env) == "14"
+                await poll(summed, "pyatspi reading the new sum in B4", timeout=15)
+                after = (await observe(client, win["id"]))["outline"]
+                assert 'cell "B2" ="10"' in after and 'cell "B4" ="14"' in after, after
+
+
 async def test_regression_calc_gate_searched_the_sheet_for_a_focus_still_crossing_the_bus(
         server_env, sheet, tmp_path):
     """Calc answers our direct connection before its events cross the bus: after a digit, its
