@@ -190,3 +190,35 @@ def element(outline, role, name):
             point = (int(m.group(5)), int(m.group(6))) if m.group(5) else None
             return m.group(1), point
     raise AssertionError(f"no {role} {name!r} in outline:\n{outline}")
+
+
+@contextlib.asynccontextmanager
+async def logged_client(server_env, log, spec="cu_backend_linux=debug"):
+    """A client of a server whose log (MCP_CU_LOG=spec) goes to the file `log`."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+    params = StdioServerParameters(command=BIN, args=[], env=dict(server_env, MCP_CU_LOG=spec))
+    with open(log, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                yield client
+
+
+async def kept_observation(client, window_id, log, walked, **kw):
+    """Observes the window until an observation is answered from its kept walk (the log, of
+    cu_backend_linux at debug, says so), within 20 s; returns (the walk's outline before it, the
+    kept outline). `walked` is an outline of a walk already made."""
+    def kept():
+        return log.read_text().count("snapshot kept")
+
+    async def answered_from_the_walk():
+        nonlocal walked
+        before = kept()
+        outline = (await observe(client, window_id, **kw))["outline"]
+        if kept() > before:
+            return outline
+        walked = outline
+        return None
+    again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
+    return walked, again

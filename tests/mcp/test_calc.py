@@ -11,10 +11,9 @@ import subprocess
 import zipfile
 
 import pytest
-from mcp import Client, ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client, StdioServerParameters
 
-from conftest import BIN, call, eventually, observe, poll, window_titled
+from conftest import BIN, call, eventually, kept_observation, logged_client, observe, poll, window_titled
 
 pytestmark = pytest.mark.anyio
 
@@ -112,44 +111,26 @@ async def test_regression_a_calc_sheet_reported_a_menu_bar_too_high_was_walked_e
     change: a value typed from outside, and the sums that depend on it, show in the very next
     observation."""
     log = tmp_path / "server.log"
-    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
-    with open(log, "w") as errlog:
-        params = StdioServerParameters(command=BIN, args=[], env=env)
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                win = await window_titled(client, "data.ods", timeout=120)
-                walked = await eventually(client, win["id"], lambda t: 'cell "B4" ="7"' in t, "the sheet's cells",
-                                          timeout=30)
-                assert "content pane reported a menu bar too high" in log.read_text()
+    async with logged_client(server_env, log) as client:
+        win = await window_titled(client, "data.ods", timeout=120)
+        walked = await eventually(client, win["id"], lambda t: 'cell "B4" ="7"' in t, "the sheet's cells",
+                                  timeout=30)
+        assert "content pane reported a menu bar too high" in log.read_text()
+        # Reading cells makes Calc create their objects (events): a later walk is kept.
+        walked, again = await kept_observation(client, win["id"], log, walked)
+        assert again == walked
 
-                def kept():
-                    return log.read_text().count("snapshot kept")
+        # B2 typed by XTEST, outside the server (A1 has the cell cursor): B4 sums B2:B3.
+        xid = str(int(win["id"].split(":", 1)[1], 16))
+        for cmd in (["windowactivate", "--sync", xid], ["key", "Right", "Down"],
+                    ["type", "--delay", "20", "10"], ["key", "Return"]):
+            subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
 
-                # Reading cells makes Calc create their objects (events): a later walk is kept.
-                async def answered_from_the_walk():
-                    nonlocal walked
-                    before = kept()
-                    outline = (await observe(client, win["id"]))["outline"]
-                    if kept() > before:
-                        return outline
-                    walked = outline
-                    return None
-                again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
-                assert again == walked
-
-                # B2 typed by XTEST, outside the server (A1 has the cell cursor): B4 sums B2:B3.
-                xid = str(int(win["id"].split(":", 1)[1], 16))
-                for cmd in (["windowactivate", "--sync", xid], ["key", "Right", "Down"],
-                            ["type", "--delay", "20", "10"], ["key", "Return"]):
-                    subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
-
-                async def summed():
-                    return cell_seen_by_pyatspi(win["pid"], 3, 1, server_env) == "14"
-                await poll(summed, "pyatspi reading the new sum in B4", timeout=15)
-                after = (await observe(client, win["id"]))["outline"]
-                assert 'cell "B2" ="10"' in after and 'cell "B4" ="14"' in after, after
-
+        async def summed():
+            return cell_seen_by_pyatspi(win["pid"], 3, 1, server_env) == "14"
+        await poll(summed, "pyatspi reading the new sum in B4", timeout=15)
+        after = (await observe(client, win["id"]))["outline"]
+        assert 'cell "B2" ="10"' in after and 'cell "B4" ="14"' in after, after
 
 async def test_regression_calc_gate_searched_the_sheet_for_a_focus_still_crossing_the_bus(
         server_env, sheet, tmp_path):
@@ -158,25 +139,20 @@ async def test_regression_calc_gate_searched_the_sheet_for_a_focus_still_crossin
     way, and the gate walked the whole sheet (0.9 s) to judge the Return that followed, in most
     observe-then-act calls. Now one round trip through the bus brings that event first."""
     log = tmp_path / "server.log"
-    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
-    with open(log, "w") as errlog:
-        params = StdioServerParameters(command=BIN, args=[], env=env)
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                wid = (await window_titled(client, "data.ods", timeout=120))["id"]
-                await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
-                err, res = await call(client, "click", {"app": wid, "target": "A6"})
-                assert not err, res
-                for row in range(6, 10):
-                    state = await observe(client, wid, max_elements=1)
-                    keys = [{"type": "key", "keys": k} for k in (str(row), "Tab", str(row - 5), "Return")]
-                    err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
-                                                                 "actions": keys})
-                    assert not err, res
-                    assert [r["effect"] for r in res["results"]] == ["changed"] * 4, res
-                outline = await eventually(client, wid, lambda t: 'cell "B9" ="4"' in t, "the typed rows")
-                for row in range(6, 10):
-                    assert f'cell "A{row}" ="{row}"' in outline and f'cell "B{row}" ="{row - 5}"' in outline, outline
+    async with logged_client(server_env, log) as client:
+        wid = (await window_titled(client, "data.ods", timeout=120))["id"]
+        await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        err, res = await call(client, "click", {"app": wid, "target": "A6"})
+        assert not err, res
+        for row in range(6, 10):
+            state = await observe(client, wid, max_elements=1)
+            keys = [{"type": "key", "keys": k} for k in (str(row), "Tab", str(row - 5), "Return")]
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": keys})
+            assert not err, res
+            assert [r["effect"] for r in res["results"]] == ["changed"] * 4, res
+        outline = await eventually(client, wid, lambda t: 'cell "B9" ="4"' in t, "the typed rows")
+        for row in range(6, 10):
+            assert f'cell "A{row}" ="{row}"' in outline and f'cell "B{row}" ="{row - 5}"' in outline, outline
     searches = [l for l in log.read_text().splitlines() if "not confirmed: searching" in l]
     assert not searches, searches

@@ -9,10 +9,9 @@ import subprocess
 import zipfile
 
 import pytest
-from mcp import Client, ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client, StdioServerParameters
 
-from conftest import BIN, call, element, eventually, observe, poll, window_titled
+from conftest import BIN, call, element, eventually, kept_observation, logged_client, observe, poll, window_titled
 
 pytestmark = pytest.mark.anyio
 
@@ -147,44 +146,27 @@ async def test_regression_a_writer_window_reported_a_menu_bar_too_high_was_walke
     window again (1,900 elements, 200-500 ms; pyatspi's walk takes 300). A kept walk must still
     never hide a change: text typed from outside shows in the very next observation."""
     log = tmp_path / "server.log"
-    env = dict(server_env, MCP_CU_LOG="cu_backend_linux=debug")
-    with open(log, "w") as errlog:
-        params = StdioServerParameters(command=BIN, args=[], env=env)
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                main = await window_titled(client, "LibreOffice Writer", timeout=120)
-                args = {"all": True, "points": True, "max_elements": 5000}
-                walked = await eventually(client, main["id"], lambda text: '"Open"' in text, "the toolbar",
-                                          timeout=30, **args)
-                assert "content pane reported a menu bar too high" in log.read_text()
+    async with logged_client(server_env, log) as client:
+        main = await window_titled(client, "LibreOffice Writer", timeout=120)
+        args = {"all": True, "points": True, "max_elements": 5000}
+        walked = await eventually(client, main["id"], lambda text: '"Open"' in text, "the toolbar",
+                                  timeout=30, **args)
+        assert "content pane reported a menu bar too high" in log.read_text()
+        # Writer goes quiet a moment after it opens; from then on, observations are kept.
+        walked, again = await kept_observation(client, main["id"], log, walked, **args)
+        assert again == walked
+        assert element(again, "button", "Open") == element(walked, "button", "Open")
 
-                def kept():
-                    return log.read_text().count("snapshot kept")
+        # Typed by XTEST, outside the server: only Writer's own events can tell.
+        xid = str(int(main["id"].split(":", 1)[1], 16))
+        for cmd in (["windowactivate", "--sync", xid], ["type", "--delay", "20", "kept"]):
+            subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
 
-                # Writer goes quiet a moment after it opens; from then on, observations are kept.
-                async def answered_from_the_walk():
-                    nonlocal walked
-                    before = kept()
-                    outline = (await observe(client, main["id"], **args))["outline"]
-                    if kept() > before:
-                        return outline
-                    walked = outline
-                    return None
-                again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
-                assert again == walked
-                assert element(again, "button", "Open") == element(walked, "button", "Open")
-
-                # Typed by XTEST, outside the server: only Writer's own events can tell.
-                xid = str(int(main["id"].split(":", 1)[1], 16))
-                for cmd in (["windowactivate", "--sync", xid], ["type", "--delay", "20", "kept"]):
-                    subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
-
-                async def typed():
-                    return "kept" in paragraphs_seen_by_pyatspi(main["pid"], server_env)
-                await poll(typed, "pyatspi reading the typed text", timeout=15)
-                after = (await observe(client, main["id"], **args))["outline"]
-                assert "kept" in after, after
+        async def typed():
+            return "kept" in paragraphs_seen_by_pyatspi(main["pid"], server_env)
+        await poll(typed, "pyatspi reading the typed text", timeout=15)
+        after = (await observe(client, main["id"], **args))["outline"]
+        assert "kept" in after, after
 
 
 # The text of every paragraph of application PID's document, read live.
