@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 #! gui_state through MCP (the official Python SDK against the release binary, timed from the
 #! client) beside a pyatspi walk of the same window in the same run, on the fixture apps and the
-#! real ones (Firefox, Thunar, kcalc, LibreOffice Writer). LibreOffice Calc's sheet has no end to walk: it is in
-#! scripts/bench/bigtree-bench.sh, with the other big trees, at the default outline.
+#! real ones (Firefox, Thunar, kcalc, LibreOffice Writer). LibreOffice Calc's sheet has no end
+#! to walk: it is in scripts/bench/bigtree-bench.sh, with the other big trees, at the default
+#! outline.
 #! Prints a table with the ratio, then the fixed cost of a call. The in-process walk alone is
 #! scripts/bench/snapshot-bench.sh.
 # Usage: scripts/bench/mcp-bench.sh [REPS]   (starts and stops its own desktop on :62)
