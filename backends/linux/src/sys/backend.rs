@@ -738,21 +738,25 @@ impl Connected {
         }
         let placement = entry.placement();
         let started = std::time::Instant::now();
-        let wrong = self.misplaced_now(window).await;
-        let wrong = wrong.as_deref();
-        let asked = places.iter().map(|(identity, bounds)| async move {
+        // The pane's check goes out with the extents: one round of calls, not two.
+        let asked = places.iter().map(|(identity, _)| async move {
             let obj = ObjRef::from_identity(identity).ok()?;
-            let extents = self.atspi.extents(&obj).await.ok()?;
-            let mut now = placement.bounds(extents);
+            Some(placement.bounds(self.atspi.extents(&obj).await.ok()?))
+        });
+        let (wrong, now) = futures_util::join!(
+            self.misplaced_now(window),
+            futures_util::future::join_all(asked)
+        );
+        let wrong = wrong.as_deref();
+        let same = places.iter().zip(now).all(|((identity, bounds), now)| {
+            let Some(mut now) = now else {
+                return false;
+            };
             if let (Some(wrong), Some(now)) = (wrong.filter(|w| w.moved(identity)), now.as_mut()) {
                 now.y += wrong.by;
             }
-            Some(now == *bounds)
+            now == *bounds
         });
-        let same = futures_util::future::join_all(asked)
-            .await
-            .into_iter()
-            .all(|same| same == Some(true));
         tracing::debug!(
             elements = places.len(),
             same,
