@@ -25,6 +25,7 @@
 //! - [`matching`]: which element a visible label names (the tiered matching hierarchy);
 //! - [`safety`]: the blocklist gate every acting tool passes; [`receiver`] and [`activation`]:
 //!   what a live probe says will receive an input, and which keyboard input can activate;
+//!   [`consequence`]: the dialog a button answers and the buttons a Return lands on;
 //! - [`approvals`]: pending approvals a person decides on the Desktop page;
 //! - [`private`]: the sessions directory and its files, the user's alone (0700/0600, no links);
 //! - [`changes`] and [`views`]: what changed between two observations, and the outlines kept
@@ -44,6 +45,7 @@ pub mod changes;
 mod chosen;
 pub mod config;
 pub mod confusables;
+pub mod consequence;
 mod drawn;
 pub mod element;
 pub mod error;
@@ -62,6 +64,7 @@ pub mod receiver;
 pub mod role;
 mod runs;
 pub mod safety;
+pub mod safety_words;
 pub mod sanity;
 pub mod sessions;
 pub mod state_registry;

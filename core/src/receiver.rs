@@ -4,9 +4,10 @@
 //! observation listed. A backend answers two live probes (the platform's hit test at a point, and
 //! the focused element) with a [`Probe`]: the elements the probe passed through, outermost first,
 //! ending at the deepest one it found, plus the labels shown inside that last element. This
-//! module turns a probe into what the gate needs: the receiving control, the labels it shows
-//! (an unnamed button shown by its child label "Delete" is judged as "Delete"; descriptions and
-//! tooltips count too), and whether it takes text, opens a menu or sits in one.
+//! module turns a probe into what the gate needs: the receiving control, the labels a person
+//! reads on it (an unnamed button shown by its child label or icon "Delete" is judged as
+//! "Delete"; a description or tooltip counts only when nothing visible names the control), and
+//! whether it takes text, opens a menu or sits in one.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +51,7 @@ impl Probe {
             let Some(node) = subtree.nodes.get(index as usize) else {
                 continue;
             };
-            if node.role.is_text() && !node.name.trim().is_empty() {
+            if shows_a_label(node) {
                 inner_labels.push(node.name.clone());
             }
             if depth < INNER_LABEL_DEPTH {
@@ -58,6 +59,10 @@ impl Probe {
             }
         }
         let mut element = root.clone();
+        // The children were read; a probe keeps only how many there are.
+        element.omitted_children = element
+            .omitted_children
+            .saturating_add(u32::try_from(element.children.len()).unwrap_or(u32::MAX));
         element.children.clear();
         element.parent = None;
         Probe {
@@ -95,24 +100,35 @@ impl Probe {
             .is_some_and(|from| self.path[from..].iter().all(|n| n.name.trim().is_empty()))
     }
 
-    /// What the gate judges: the names and descriptions from the receiver down to the deepest
-    /// element, and the labels shown inside when the receiver has no name of its own.
+    /// What the gate judges: what a person reads as the control's label. That is the names from
+    /// the receiver down to the deepest element, and the labels shown inside when the receiver
+    /// has no name of its own; only when none of these says anything, the descriptions and
+    /// tooltips (then they are what identifies it). A tooltip that mentions "format" does not
+    /// make "Replace All" dangerous.
     pub fn labels(&self) -> Vec<String> {
         let Some(from) = self.receiver_index() else {
             return Vec::new();
         };
-        let mut out: Vec<String> = Vec::new();
-        for node in &self.path[from..] {
-            out.push(node.name.clone());
-            if let Some(d) = &node.description {
-                out.push(d.clone());
-            }
-        }
+        let mut out: Vec<String> = self.path[from..].iter().map(|n| n.name.clone()).collect();
         if self.needs_inner_labels() {
             out.extend(self.inner_labels.iter().cloned());
         }
         out.retain(|l| !l.trim().is_empty());
+        if out.is_empty() {
+            out = self.path[from..]
+                .iter()
+                .filter_map(|n| n.description.clone())
+                .filter(|d| !d.trim().is_empty())
+                .collect();
+        }
         out
+    }
+
+    /// The receiver acts when activated (a button, a link, a menu item, a check box…) and
+    /// nothing names it: no name, no label or icon name inside, no description. What it does is
+    /// unknown, so the gate asks.
+    pub fn acts_unlabeled(&self) -> bool {
+        self.receiver().is_some_and(|n| activates(n.role)) && self.labels().is_empty()
     }
 
     /// The name the receiver shows (its own, else its first inner label), for messages.
@@ -156,9 +172,39 @@ impl Probe {
     }
 }
 
-/// An element whose activation only shows a menu's items: a menu (menu bar entry, submenu).
+/// An element whose activation only shows a menu's items: a menu (menu bar entry, submenu) that
+/// the platform says opens one (it has a popup, items, or is expandable). An element with the
+/// role menu that does none of this acts like any control (a web `<div role="menu"
+/// onclick=…>`), and is judged like one.
 pub fn opens_menu_only(node: &Node) -> bool {
     node.role == Role::Menu
+        && (node.states.contains(State::HasPopup)
+            || node.states.contains(State::Expanded)
+            || node.states.contains(State::Collapsed)
+            || !node.children.is_empty()
+            || node.omitted_children > 0)
+}
+
+/// Elements whose activation does something: pressing, following, toggling, choosing.
+pub fn activates(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::ToggleButton
+            | Role::CheckBox
+            | Role::RadioButton
+            | Role::Switch
+            | Role::Link
+            | Role::Menu
+            | Role::MenuItem
+            | Role::CheckMenuItem
+            | Role::RadioMenuItem
+    )
+}
+
+/// A node inside a control that names it for a person: a text element or an icon with a name.
+pub fn shows_a_label(node: &Node) -> bool {
+    (node.role.is_text() || node.role == Role::Image) && !node.name.trim().is_empty()
 }
 
 #[cfg(test)]
@@ -181,10 +227,32 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_count() {
+    fn descriptions_count_only_where_nothing_visible_names_the_control() {
         let mut p = probe_of("button \"\"\n");
         p.path[0].description = Some("Delete the file".into());
         assert_eq!(p.labels(), vec!["Delete the file".to_owned()]);
+        assert!(!p.acts_unlabeled());
+        let mut named = probe_of("button \"Replace All\"\n");
+        named.path[0].description =
+            Some("Replaces all of the text or format that you want to replace".into());
+        assert_eq!(named.labels(), vec!["Replace All".to_owned()]);
+    }
+
+    #[test]
+    fn an_icon_names_its_button_and_nothing_at_all_is_unknown() {
+        let icon = probe_of("button\n  image \"Delete\"\n");
+        assert_eq!(icon.labels(), vec!["Delete".to_owned()]);
+        let bare = probe_of("button\n  image\n");
+        assert!(bare.labels().is_empty() && bare.acts_unlabeled());
+        assert!(!probe_of("group\n").acts_unlabeled(), "a pane does not act");
+        assert!(probe_of("link\n").acts_unlabeled());
+    }
+
+    #[test]
+    fn a_menu_that_acts_is_judged_like_any_control() {
+        assert!(probe_of("menu \"Format\" [has_popup]\n").only_opens_a_menu());
+        assert!(probe_of("menu \"Format\"\n  menu_item \"Bold\"\n").only_opens_a_menu());
+        assert!(!probe_of("menu \"Pay now\"\n").only_opens_a_menu());
     }
 
     #[test]
@@ -209,7 +277,7 @@ mod tests {
         assert!(probe_of("document \"Doc\" [editable]\n").takes_line_breaks());
         assert!(!probe_of("document \"Doc\" [editable, read_only]\n").takes_text());
         assert!(!probe_of("button \"Delete\"\n").takes_text());
-        assert!(probe_of("menu \"Format\"\n").only_opens_a_menu());
+        assert!(probe_of("menu \"Format\" [has_popup]\n").only_opens_a_menu());
         assert!(!probe_of("menu_item \"Delete\"\n").only_opens_a_menu());
         assert!(probe_of("menu_item \"Delete\"\n").in_menu());
         assert!(Probe::nothing().labels().is_empty());

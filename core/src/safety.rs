@@ -1,11 +1,22 @@
 //! The safety gate: every acting tool asks it before pressing, clicking or typing.
 //!
-//! The built-in blocklist (the predecessor's, English and Hebrew) is always enforced; config and
+//! The built-in blocklist (the predecessor's English and Hebrew words, the verbs that destroy,
+//! send or pay that it missed, and their translations in German, French, Spanish, Portuguese,
+//! Russian, Chinese, Japanese and Arabic taken from the toolkits' own catalogs,
+//! [`crate::safety_words`]) is always enforced, in every language at once; config and
 //! environment can only add words ([`Gate::new`] takes extras, never removals). Both sides are
 //! normalized as label matching does, plus every format character removed, then matched as whole
 //! words: "Delete" blocks "Delete file" and "מְחַק" blocks "מחק", but "Format" does not block
-//! "Information"; lookalike letters and invisible characters cannot hide a word
-//! ([`crate::text::normalize_strict`]). Hebrew verbs are listed in the forms a UI uses, and the
+//! "Information". Chinese and Japanese, written without spaces, match inside a label ("删除文件").
+//! A rule with `…` lets up to [`MAX_GAP`] words stand there ("Place … order" blocks "Place this
+//! order now?").
+//!
+//! A label is read in every way a person may see it, and any reading that holds a blocked word
+//! decides: as written ([`crate::text::normalize_strict`]: lookalike letters of the common
+//! scripts, invisible characters), as displayed under a bidi override (a reversed run reads
+//! forwards), without the space-like characters other than a plain space ("De\u{2009}lete"), and
+//! as its Unicode TS #39 skeleton (`unicode-security`: every confusable letter of every script).
+//! Hebrew verbs are listed in the forms a UI uses, and the
 //! prefixes ו, ה, ל, ב, מ (and וה, ול, וב, ומ, מה) attached to a listed form also match
 //! ("ולשלוח"), while everyday words that merely contain one stay allowed ("כאשר", "אפשרות").
 //!
@@ -15,6 +26,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::text;
+
+/// Words a `…` in a rule may stand for, at most.
+pub const MAX_GAP: usize = 3;
 
 /// The built-in blocklist. Words here can never be removed by configuration.
 pub const DEFAULT_BLOCKLIST: &[&str] = &[
@@ -34,6 +48,30 @@ pub const DEFAULT_BLOCKLIST: &[&str] = &[
     "Merge",
     "Uninstall",
     "Format",
+    // English verbs that destroy, send or pay, beyond the predecessor's.
+    "Move … to … Trash",
+    "Move … to … Bin",
+    "Discard",
+    "Don't Save",
+    "Close without Saving",
+    "Erase",
+    "Empty … Trash",
+    "Empty … Bin",
+    "Overwrite",
+    "Post",
+    "Reply",
+    "Forward",
+    "Share",
+    "Checkout",
+    "Check out",
+    "Place … order",
+    "Order now",
+    "Transfer",
+    "Install",
+    "Wipe",
+    "Destroy",
+    "Shred",
+    "Permanently",
     // Hebrew multi-word
     "הסר התקנה",
     // Hebrew, per verb: masculine, feminine and plural imperatives, infinitive, verbal noun
@@ -135,10 +173,53 @@ impl Decision {
     }
 }
 
+/// One blocklist entry, normalized once.
+#[derive(Debug, Clone)]
+struct Rule {
+    /// As written (what a refusal names).
+    text: String,
+    /// Its words in the strict form, in segments that `…` separates.
+    segments: Vec<Vec<String>>,
+    /// The same from its TS #39 skeleton.
+    skeleton: Vec<Vec<String>>,
+    /// Written in a script without spaces (Chinese, Japanese): matched inside a label, as this.
+    unspaced: Option<String>,
+}
+
+impl Rule {
+    fn new(text: &str) -> Option<Rule> {
+        let segments: Vec<Vec<String>> = text
+            .split(['…'])
+            .map(|part| owned_words(&text::normalize_strict(part)))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if segments.is_empty() {
+            return None;
+        }
+        let skeleton = text
+            .split(['…'])
+            .map(|part| owned_words(&skeleton_of(part)))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let unspaced = text.chars().any(is_unspaced_script).then(|| {
+            text::normalize_strict(text)
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '…')
+                .collect()
+        });
+        Some(Rule {
+            text: text.to_owned(),
+            segments,
+            skeleton,
+            unspaced,
+        })
+    }
+}
+
 /// The blocklist, normalized once.
 #[derive(Debug, Clone)]
 pub struct Gate {
-    rules: Vec<(String, Vec<String>)>,
+    rules: Vec<Rule>,
 }
 
 impl Default for Gate {
@@ -148,33 +229,40 @@ impl Default for Gate {
 }
 
 impl Gate {
-    /// The built-in list plus `extra` words (extras only add).
+    /// The built-in list (every language) plus `extra` words (extras only add).
     pub fn new(extra: &[String]) -> Gate {
-        let rules = DEFAULT_BLOCKLIST
-            .iter()
-            .map(|w| (*w).to_owned())
+        let rules = builtin_words()
+            .map(str::to_owned)
             .chain(extra.iter().cloned())
-            .filter_map(|rule| {
-                let words: Vec<String> = text::words(&text::normalize_strict(&rule))
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect();
-                (!words.is_empty()).then_some((rule, words))
-            })
+            .filter_map(|rule| Rule::new(&rule))
             .collect();
         Gate { rules }
     }
 
     /// Checks one label (a requested target, an element's name, what lies under a point, or the
-    /// focused element before an activating key).
+    /// focused element before an activating key), in every reading a person may see.
     pub fn check(&self, label: &str) -> Decision {
-        let normalized = text::normalize_strict(label);
-        let words = text::words(&normalized);
-        for (rule, rule_words) in &self.rules {
-            if contains_phrase(&words, rule_words) {
+        let readings = readings(label);
+        let skeleton = owned_words(&skeleton_of(label));
+        for rule in &self.rules {
+            let hit = readings.iter().any(|r| {
+                let words = text::words(r);
+                matches_segments(&words, &rule.segments, true)
+                    || rule.unspaced.as_ref().is_some_and(|u| {
+                        r.chars()
+                            .filter(|c| !c.is_whitespace())
+                            .collect::<String>()
+                            .contains(u.as_str())
+                    })
+            }) || matches_segments(
+                &skeleton.iter().map(String::as_str).collect::<Vec<_>>(),
+                &rule.skeleton,
+                false,
+            );
+            if hit {
                 return Decision::NeedsConfirmation {
                     label: label.to_owned(),
-                    matched_rule: rule.clone(),
+                    matched_rule: rule.text.clone(),
                 };
             }
         }
@@ -192,20 +280,148 @@ impl Gate {
     }
 }
 
-fn contains_phrase(words: &[&str], phrase: &[String]) -> bool {
-    if phrase.is_empty() || words.len() < phrase.len() {
-        return false;
+/// English verbs whose catalog translations are not taken: they are not on the English list
+/// either (resetting a setting, the Trash folder, a number's sign), and in other languages they
+/// are everyday words of settings dialogs and file managers.
+const NOT_TRANSLATED: &[&str] = &["Reset", "Trash", "Sign"];
+
+/// Every built-in word: the list above and the catalogs' translations
+/// ([`crate::safety_words`]), except Hebrew, whose forms are chosen by hand above (the catalogs
+/// give everyday words such as "תגובה", a comment, for Reply).
+fn builtin_words() -> impl Iterator<Item = &'static str> {
+    DEFAULT_BLOCKLIST.iter().copied().chain(
+        crate::safety_words::TRANSLATED
+            .iter()
+            .filter(|(lang, source, _, _)| *lang != "he" && !NOT_TRANSLATED.contains(source))
+            .map(|(_, _, word, _)| *word),
+    )
+}
+
+fn owned_words(normalized: &str) -> Vec<String> {
+    text::words(normalized)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Chinese and Japanese scripts, written without spaces between words.
+fn is_unspaced_script(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// The label's TS #39 skeleton, case-folded as the strict form is. Hebrew, Arabic, Chinese and
+/// Japanese letters are kept: their prototypes are Latin marks and apostrophes (a yod is "'"),
+/// which would cut their words apart, and their lookalikes are not what hides a Latin word.
+fn skeleton_of(label: &str) -> String {
+    let folded = text::normalize_strict(label);
+    let mut skeleton = String::with_capacity(folded.len());
+    let mut buf = [0u8; 4];
+    for c in folded.chars() {
+        if is_unspaced_script(c)
+            || matches!(c, '\u{0590}'..='\u{06FF}' | '\u{0750}'..='\u{077F}' | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}')
+        {
+            skeleton.push(c);
+        } else {
+            skeleton.extend(unicode_security::skeleton(c.encode_utf8(&mut buf)));
+        }
     }
-    words.windows(phrase.len()).any(|window| {
-        window
+    text::normalize_strict(&skeleton)
+}
+
+/// The strict forms of every way a label may be read: as written, as displayed under a bidi
+/// override (the run reversed), and without space-like characters other than U+0020.
+fn readings(label: &str) -> Vec<String> {
+    let mut out = vec![text::normalize_strict(label)];
+    if let Some(shown) = displayed(label) {
+        out.push(text::normalize_strict(&shown));
+    }
+    if label.chars().any(|c| c.is_whitespace() && c != ' ') {
+        let despaced: String = label
+            .chars()
+            .filter(|c| !c.is_whitespace() || *c == ' ')
+            .collect();
+        out.push(text::normalize_strict(&despaced));
+    }
+    out.dedup();
+    out
+}
+
+/// The label as displayed when it holds a right-to-left override (U+202E): each overridden run,
+/// up to its POP DIRECTIONAL FORMATTING (or isolate end, or the end), reversed.
+fn displayed(label: &str) -> Option<String> {
+    if !label.contains('\u{202E}') {
+        return None;
+    }
+    let mut out = String::new();
+    let mut run: Option<Vec<char>> = None;
+    for c in label.chars() {
+        match c {
+            '\u{202E}' => {
+                if let Some(r) = run.take() {
+                    out.extend(r.iter().rev());
+                }
+                run = Some(Vec::new());
+            }
+            '\u{202C}' | '\u{2069}' if run.is_some() => {
+                if let Some(r) = run.take() {
+                    out.extend(r.iter().rev());
+                }
+            }
+            c => match &mut run {
+                Some(r) => r.push(c),
+                None => out.push(c),
+            },
+        }
+    }
+    if let Some(r) = run {
+        out.extend(r.iter().rev());
+    }
+    Some(out)
+}
+
+/// The segments occur in order in `words`, each as a whole phrase, at most [`MAX_GAP`] words
+/// after the previous one; `hebrew` lets a listed prefix stand before a segment's first word.
+fn matches_segments(words: &[&str], segments: &[Vec<String>], hebrew: bool) -> bool {
+    fn from(
+        words: &[&str],
+        segments: &[Vec<String>],
+        start: usize,
+        end: usize,
+        hebrew: bool,
+    ) -> bool {
+        let Some((first, rest)) = segments.split_first() else {
+            return true;
+        };
+        (start..=end.min(words.len())).any(|at| {
+            phrase_at(words, at, first, hebrew)
+                && from(
+                    words,
+                    rest,
+                    at + first.len(),
+                    at + first.len() + MAX_GAP,
+                    hebrew,
+                )
+        })
+    }
+    !segments.is_empty() && from(words, segments, 0, words.len(), hebrew)
+}
+
+/// `phrase` stands in `words` at `at`.
+fn phrase_at(words: &[&str], at: usize, phrase: &[String], hebrew: bool) -> bool {
+    let Some(window) = words.get(at..at + phrase.len()) else {
+        return false;
+    };
+    !phrase.is_empty()
+        && window
             .iter()
             .zip(phrase)
             .enumerate()
             .all(|(i, (word, want))| {
                 *word == want.as_str()
-                    || (i == 0 && strip_hebrew_prefix(word).any(|rest| rest == want.as_str()))
+                    || (hebrew
+                        && i == 0
+                        && strip_hebrew_prefix(word).any(|rest| rest == want.as_str()))
             })
-    })
 }
 
 /// The forms `word` can be with one of [`HEBREW_PREFIXES`] taken off.
@@ -392,6 +608,63 @@ mod tests {
         assert!(Gate::default().check("Sender").is_allowed());
     }
 
+    /// Issue 39: buttons that read "Delete" on screen but are spelled otherwise.
+    #[test]
+    fn regression_reversed_runs_spaces_inside_words_and_other_scripts_lookalikes() {
+        for evasive in [
+            "\u{202E}eteleD\u{202C}",
+            "\u{202E}eteleD",
+            "Click \u{202E}dnes\u{202C} now",
+            "De\u{2009}lete",
+            "De\u{200A}lete",
+            "S\u{3000}end",
+            "Pa\u{205F}y",
+            "Dеlеtе",
+            "Ꭰelete",
+            "Dеl\u{0435}te",
+            "ꓓelete",
+            "Ѕеnd",
+            "Ρау",
+        ] {
+            assert!(!Gate::default().check(evasive).is_allowed(), "{evasive:?}");
+        }
+        for harmless in [
+            "Replace All",
+            "Find Next",
+            "Sender",
+            "Information",
+            "Sort order",
+            "Order",
+        ] {
+            assert!(Gate::default().check(harmless).is_allowed(), "{harmless:?}");
+        }
+    }
+
+    #[test]
+    fn gaps_in_multi_word_rules_and_unspaced_scripts() {
+        assert_eq!(
+            blocked("Place this order now?").as_deref(),
+            Some("Place … order")
+        );
+        assert_eq!(
+            blocked("Place your order").as_deref(),
+            Some("Place … order")
+        );
+        assert_eq!(
+            blocked("Move 3 items to the Trash?").as_deref(),
+            Some("Move … to … Trash")
+        );
+        assert_eq!(
+            blocked("Move to Trash").as_deref(),
+            Some("Move … to … Trash")
+        );
+        assert_eq!(blocked("Place it in the sort order"), None, "too far apart");
+        assert_eq!(blocked("Don’t Save").as_deref(), Some("Don't Save"));
+        let gate = Gate::new(&["删除".to_owned()]);
+        assert!(!gate.check("删除文件").is_allowed());
+        assert!(gate.check("文件").is_allowed());
+    }
+
     #[test]
     fn invisible_characters_cannot_hide_a_blocked_word() {
         assert_eq!(blocked("De\u{00AD}lete").as_deref(), Some("Delete"));
@@ -402,10 +675,10 @@ mod tests {
 
     #[test]
     fn extras_only_add() {
-        let gate = Gate::new(&["Wipe disk".to_owned(), "".to_owned()]);
-        assert!(!gate.check("Wipe disk now").is_allowed());
+        let gate = Gate::new(&["Nuke disk".to_owned(), "".to_owned()]);
+        assert!(!gate.check("Nuke disk now").is_allowed());
         assert!(
-            gate.check("Wipe").is_allowed(),
+            gate.check("Nuke").is_allowed(),
             "multi-word rules need the whole phrase"
         );
         assert!(!gate.check("Delete").is_allowed(), "built-ins stay");

@@ -108,6 +108,22 @@ pub fn find_ignore_case(haystack: &str, needle: &str) -> Option<std::ops::Range<
     None
 }
 
+/// Where a suffix of `haystack` equals `needle` ignoring case: the byte offset in `haystack` at
+/// which it starts (see [`find_ignore_case`] for why offsets come from the original).
+pub fn suffix_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
+    let want: Vec<char> = needle.chars().flat_map(char::to_lowercase).collect();
+    haystack
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([haystack.len()])
+        .find(|start| {
+            haystack[*start..]
+                .chars()
+                .flat_map(char::to_lowercase)
+                .eq(want.iter().copied())
+        })
+}
+
 /// Splits normalized text into words: runs of letters, marks and digits.
 pub fn words(normalized: &str) -> Vec<&str> {
     normalized
@@ -202,6 +218,11 @@ mod tests {
         assert_eq!(line[r.end..].trim(), "do it é");
         assert_eq!(find_ignore_case("\u{212A}elvin", "kelvin"), Some(0..8));
         assert_eq!(find_ignore_case("abc", "x"), None);
+        assert_eq!(
+            suffix_ignore_case("\u{212A} - Mozilla FIREFOX", " - mozilla firefox"),
+            Some(3)
+        );
+        assert_eq!(suffix_ignore_case("page", " - mozilla firefox"), None);
         assert_eq!(find_ignore_case("", ""), Some(0..0));
     }
 

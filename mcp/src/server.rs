@@ -96,7 +96,9 @@ impl McpServer {
                         cu_core::ErrorCode::Internal,
                         format!("{name} failed inside mcp-computer-use (a bug): {what}"),
                     )
-                    .with_suggestion("Try again; if it repeats, report it with the server's log."),
+                    // The same call on the same window meets the same bug: retrying does not help.
+                    .with_retryable(false)
+                    .with_suggestion("Do not repeat the same call: it will fail the same way. Report it with the server's log; use another tool or window meanwhile."),
                 )
             }
         }

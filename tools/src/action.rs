@@ -250,6 +250,10 @@ impl Service {
         for blocked in self.blocked_steps(&plans, &state) {
             let title = self.title_of(&window).await;
             let (step, rule) = (blocked.step, blocked.matched_rule.clone());
+            let receiver = blocked
+                .target
+                .as_ref()
+                .map_or(blocked.label.clone(), |t| t.name.clone());
             let approved = self
                 .settle_blocked(&window, &title, blocked, req.confirm_dangerous)
                 .await?;
@@ -257,7 +261,7 @@ impl Service {
                 self.still_as_approved(&window, &state, &plans[step])
                     .await?;
             }
-            sender.preapproved(step, &rule, approved);
+            sender.preapproved(step, &rule, &receiver, approved);
         }
 
         let mut results = Vec::with_capacity(plans.len());

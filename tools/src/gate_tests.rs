@@ -23,7 +23,7 @@ title: Question
 dialog "Question" @0,0 400x160
   label "Delete the file?" @10,10 380x20
   text_input "Name" @10,40 200x24
-  menu "Format" @220,40 60x24
+  menu "Format" @220,40 60x24 [has_popup]
   button "Cancel" @10,110 90x30 [focused]
   button @110,110 90x30 [default]
     label "_Delete" @120,115 70x20

@@ -12,9 +12,13 @@
 //!   Return, an access key, the Delete key, a letter in an open menu) the focused element is read
 //!   live; a space typed into a text field is text, sent to a button it is a press;
 //! - semantic actions: the element is read again and judged by the name the outline shows (its
-//!   label child when it has no name, its description too).
+//!   label child or icon when it has no name; its description only when nothing visible names it).
 //!
-//! A menu whose activation only shows its items is not judged; its items are. The state of a
+//! What is judged is the consequence ([`cu_core::consequence`]): a button that answers its dialog
+//! ("Yes", "OK", the default button) is judged with the dialog's question, a Return that the
+//! focused control does not keep is judged where it lands (the default button), and a control
+//! that acts with nothing naming it is unknown, so it asks. A menu whose activation only shows
+//! its items is not judged; its items are. The state of a
 //! `gui_action` call is consumed right before its first input, after that input was judged, so a
 //! call refused before acting leaves its state usable.
 
@@ -22,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use cu_core::activation::{self, Reach};
 use cu_core::approvals::Target;
+use cu_core::audit::AuditRecord;
 use cu_core::backend::{InputEvent, SemanticAction};
+use cu_core::consequence;
 use cu_core::element::{ElementIdentity, SnapshotOptions, State};
 use cu_core::geometry::Point;
 use cu_core::receiver::{opens_menu_only, Probe};
@@ -54,8 +60,10 @@ pub(super) struct Sender<'s> {
     /// The window was seen not to show the Desktop page since the last input that could change
     /// what it shows (a step, a focus move, a tab switch).
     not_the_page: bool,
-    /// (step, rule) a person already approved in this call, so they are not asked twice.
-    approved: Vec<(usize, String)>,
+    /// What a person (or the caller's confirmation) already let through in this call, so it is
+    /// not asked twice: bound to the step, the rule and the receiver that was judged, so an
+    /// approval of "Delete draft" does not pass a later piece that lands on "Delete account".
+    approved: Vec<Approved>,
     /// Who approved, when a person did.
     approved_by: Option<String>,
     /// The window's fingerprint taken right before the call's first input (after the gate's
@@ -145,9 +153,16 @@ impl<'s> Sender<'s> {
         }
     }
 
-    /// Records that a person already approved `rule` for `step` (before the call started).
-    pub(super) fn preapproved(&mut self, step: usize, rule: &str, by: Option<String>) {
-        self.approved.push((step, rule.to_owned()));
+    /// Records that a person already approved `rule` for `step` on `receiver` (the element's
+    /// name, or the label judged; before the call started).
+    pub(super) fn preapproved(
+        &mut self,
+        step: usize,
+        rule: &str,
+        receiver: &str,
+        by: Option<String>,
+    ) {
+        self.approved.push(Approved::new(step, rule, receiver));
         if by.is_some() {
             self.approved_by = by;
         }
@@ -485,10 +500,10 @@ impl<'s> Sender<'s> {
             Reach::Space => self.judge(&focus, None).await.map(|_| ()),
             Reach::Enter => {
                 self.judge(&focus, None).await?;
-                if focus.is_empty() || (focus.takes_text() && !focus.takes_line_breaks()) {
-                    // Return with nothing focused, or in a single-line field, presses the
-                    // window's default button.
-                    self.judge_default_button().await?;
+                if !focus.receiver().is_some_and(consequence::return_stays) {
+                    // Return that the focused control does not keep (nothing focused, a
+                    // single-line field, a check box) is handed to the dialog's default button.
+                    self.judge_return_lands(&focus).await?;
                 }
                 Ok(())
             }
@@ -530,41 +545,41 @@ impl<'s> Sender<'s> {
                 continue;
             }
             let probe = Probe::from_node(&snapshot, i);
-            if let Decision::NeedsConfirmation { matched_rule, .. } = self
-                .svc
-                .gate
-                .check_all(probe.labels().iter().map(String::as_str))
-            {
-                let label = format!(
+            // An unnamed control carries no access key: only what a letter can name is judged.
+            let verdict = match consequence::judge(&self.svc.gate, &probe, Some(&snapshot)) {
+                consequence::Verdict::Unlabeled { .. } => continue,
+                v => v,
+            };
+            if verdict != consequence::Verdict::Allowed {
+                let context = format!(
                     "{what:?} may press {:?} (an access key)",
                     probe.shown_name()
                 );
-                self.block(
-                    label,
-                    matched_rule,
-                    Some(target_of(node)),
-                    None,
-                    Reason::BlockedWord,
-                )
-                .await?;
+                self.block_verdict(verdict, &probe, None, Some(context))
+                    .await?;
                 return Ok(());
             }
         }
         Ok(())
     }
 
-    /// The showing default button of the window, judged (Return in a single-line field).
-    async fn judge_default_button(&mut self) -> Result<()> {
-        let Some(snapshot) = self.window_now("the default button").await? else {
+    /// The buttons a Return lands on when the focused control does not keep it (the default
+    /// button, or every button of a dialog without one), each judged with its dialog.
+    async fn judge_return_lands(&mut self, focus: &Probe) -> Result<()> {
+        let Some(snapshot) = self.window_now("the button Return lands on").await? else {
             return Ok(());
         };
-        let default = snapshot.nodes.iter().position(|n| {
-            n.states.contains(State::Default)
-                && n.role.is_interactive()
-                && !n.states.contains(State::Disabled)
-        });
-        if let Some(i) = default {
-            self.judge(&Probe::from_node(&snapshot, i), None).await?;
+        let at = focus
+            .receiver()
+            .and_then(|n| consequence::find(&snapshot, &n.identity));
+        for i in consequence::return_lands(&snapshot, at) {
+            let probe = Probe::from_node(&snapshot, i);
+            let verdict = consequence::judge(&self.svc.gate, &probe, Some(&snapshot));
+            if verdict != consequence::Verdict::Allowed {
+                let context = format!("Return lands on {:?}", probe.shown_name());
+                self.block_verdict(verdict, &probe, None, Some(context))
+                    .await?;
+            }
         }
         Ok(())
     }
@@ -614,28 +629,65 @@ impl<'s> Sender<'s> {
         }
     }
 
-    /// Judges what a probe found; a menu that only opens passes.
+    /// Judges what a probe found ([`consequence::judge`]): its labels, an unnamed control that
+    /// acts, and for a button that answers its dialog, the dialog's question (read now).
     async fn judge(&mut self, probe: &Probe, point: Option<Point>) -> Result<Verdict> {
-        if probe.only_opens_a_menu() {
-            return Ok(Verdict::Go);
-        }
-        let labels = probe.labels();
-        match self.svc.gate.check_all(labels.iter().map(String::as_str)) {
-            Decision::Allowed => Ok(Verdict::Go),
-            Decision::NeedsConfirmation {
-                label,
-                matched_rule,
-            } => {
-                self.block(
-                    label,
-                    matched_rule,
-                    probe.receiver().map(target_of),
-                    point,
-                    Reason::BlockedWord,
-                )
-                .await
+        let window = if consequence::needs_window(probe) {
+            let what = format!("the dialog {:?} answers", probe.shown_name());
+            match self.window_now(&what).await? {
+                Some(w) => Some(w),
+                None => return Ok(Verdict::Go),
             }
-        }
+        } else {
+            None
+        };
+        let verdict = consequence::judge(&self.svc.gate, probe, window.as_ref());
+        self.block_verdict(verdict, probe, point, None).await
+    }
+
+    /// Hands what the gate said to the approval policy (an allowed verdict goes).
+    async fn block_verdict(
+        &mut self,
+        verdict: consequence::Verdict,
+        probe: &Probe,
+        point: Option<Point>,
+        context: Option<String>,
+    ) -> Result<Verdict> {
+        let with_context = |label: String| match &context {
+            Some(c) => format!("{c}: {label}"),
+            None => label,
+        };
+        let (label, rule, reason) = match verdict {
+            consequence::Verdict::Allowed => return Ok(Verdict::Go),
+            consequence::Verdict::Word { label, rule } => (label, rule, Reason::BlockedWord),
+            consequence::Verdict::Answers {
+                label,
+                question,
+                rule,
+            } => (
+                format!("{label:?} answers the dialog {question:?}"),
+                rule,
+                Reason::BlockedWord,
+            ),
+            consequence::Verdict::Unlabeled { role } => (
+                format!("an unnamed {role} (no name, label, icon name or description says what it does)"),
+                UNKNOWN_RECEIVER.to_owned(),
+                Reason::UnknownReceiver,
+            ),
+            _ => (
+                "an activation".to_owned(),
+                UNKNOWN_RECEIVER.to_owned(),
+                Reason::UnknownReceiver,
+            ),
+        };
+        self.block(
+            with_context(label),
+            rule,
+            probe.receiver().map(target_of),
+            point,
+            reason,
+        )
+        .await
     }
 
     /// Nothing can be said about the receiver: fail closed.
@@ -660,13 +712,23 @@ impl<'s> Sender<'s> {
         point: Option<Point>,
         reason: Reason,
     ) -> Result<Verdict> {
-        if self
-            .approved
-            .iter()
-            .any(|(s, r)| *s == self.step && *r == matched_rule)
-        {
+        let receiver = target.as_ref().map_or(label.as_str(), |t| t.name.as_str());
+        let key = Approved::new(self.step, &matched_rule, receiver);
+        if self.approved.contains(&key) {
             return Ok(Verdict::Go);
         }
+        let audited = AuditRecord {
+            action: Some(format!("{}.{}", self.tool, self.kind)),
+            window: Some(self.window.0.clone()),
+            name: target.as_ref().map(|t| t.name.clone()),
+            role: target.as_ref().map(|t| t.role.as_str().to_owned()),
+            point,
+            confirmed: Some(self.confirmed),
+            hint: Some(format!(
+                "gate: {label:?} matched {matched_rule:?}, let through"
+            )),
+            ..AuditRecord::default()
+        };
         let blocked = Blocked {
             step: self.step,
             action: format!("{}.{}", self.tool, self.kind),
@@ -683,7 +745,17 @@ impl<'s> Sender<'s> {
             .svc
             .settle_blocked(&self.window, &title, blocked, self.confirmed)
             .await?;
-        self.approved.push((self.step, matched_rule));
+        self.approved.push(key);
+        // The judged receiver of a piece that went through only by confirmation or approval.
+        self.svc.audit(
+            AuditRecord {
+                approval: by.clone(),
+                ..audited
+            },
+            super::steps::Outcome::Acted,
+            None,
+            None,
+        );
         Ok(match by {
             Some(person) => {
                 self.approved_by = Some(person);
@@ -691,6 +763,24 @@ impl<'s> Sender<'s> {
             }
             None => Verdict::Go,
         })
+    }
+}
+
+/// A piece let through: the step, the rule and the receiver judged (normalized).
+#[derive(Debug, PartialEq, Eq)]
+struct Approved {
+    step: usize,
+    rule: String,
+    receiver: String,
+}
+
+impl Approved {
+    fn new(step: usize, rule: &str, receiver: &str) -> Approved {
+        Approved {
+            step,
+            rule: rule.to_owned(),
+            receiver: cu_core::text::normalize(receiver),
+        }
     }
 }
 

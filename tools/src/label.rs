@@ -320,7 +320,7 @@ impl Service {
             Some(Fingerprint::of(&snapshot))
         };
         if let Some(by) = &approved_by {
-            sender.preapproved(step, &by.1, Some(by.0.clone()));
+            sender.preapproved(step, &by.1, &node.name, Some(by.0.clone()));
         }
         let windows = self.windows_before(&window.id).await;
         // Subscribed before the input, so no effect's event is missed.
@@ -444,7 +444,7 @@ impl Service {
         let mut sender = Sender::new(self, &window.id, "type_text", req.confirm_dangerous, None);
         sender.begin_step(0, "type_text");
         if let Some(by) = &approved_by {
-            sender.preapproved(0, &by.1, Some(by.0.clone()));
+            sender.preapproved(0, &by.1, &node.name, Some(by.0.clone()));
         }
         let via = self
             .run(&mut sender, &state, &plan)

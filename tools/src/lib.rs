@@ -23,6 +23,8 @@ mod approval;
 mod clipboard;
 #[cfg(test)]
 mod clipboard_tests;
+#[cfg(test)]
+mod consequence_tests;
 mod desktop;
 mod effect_events;
 #[cfg(test)]

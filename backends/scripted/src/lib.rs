@@ -6,7 +6,8 @@
 //!
 //! - focus moves on Tab and shift+Tab among focusable, enabled elements, and to what is clicked;
 //! - space presses the focused button (it is text in a text field); Return presses the focused
-//!   button, or the window's `default` button when focus is in a single-line field or nowhere;
+//!   button, or the window's `default` button when focus is on a control that does not take it
+//!   (a single-line field, a check box, a list item) or nowhere;
 //! - a letter typed on a list or tree item moves focus to the next item starting with it;
 //! - `alt+letter` presses the control whose name marks that letter with `_` (`"_Delete"`), and in
 //!   an open menu a plain letter does;
@@ -442,8 +443,9 @@ impl World {
                     node.states.insert(State::Checked);
                 }
             }
-            Role::Menu => {
-                // Opening a menu shows its items; nothing is pressed.
+            Role::Menu if cu_core::receiver::opens_menu_only(node) => {
+                // Opening a menu shows its items; nothing is pressed (a menu without items
+                // acts like a button: a web page's `<div role="menu" onclick=…>`).
                 node.states.insert(State::Expanded);
                 return;
             }
@@ -616,6 +618,7 @@ impl ScriptedWindow {
             .iter()
             .map(|i| {
                 let mut n = self.nodes[*i].clone();
+                n.omitted_children = u32::try_from(n.children.len()).unwrap_or(u32::MAX);
                 n.children.clear();
                 n.parent = None;
                 n
@@ -999,7 +1002,11 @@ fn type_key(w: &mut World, window: &WindowId, keys: &[Key]) -> Result<()> {
                 let v = win.nodes[f].value.get_or_insert_with(String::new);
                 v.push('\n');
             }
-            Some(f) if !win.takes_text(f) => w.press(window, f),
+            Some(f) if cu_core::consequence::return_stays(&win.nodes[f]) && !win.takes_text(f) => {
+                w.press(window, f)
+            }
+            // A check box, a list item or a single-line field does not take Return: the toolkit
+            // hands it to the window's default button (GTK, Qt and browsers alike).
             _ => {
                 if let Some(d) = win.default_button() {
                     w.press(window, d);

@@ -57,11 +57,10 @@ pub fn matches(app: &str, title: &str) -> bool {
 }
 
 fn page_title(title: &str) -> String {
-    let lower = title.to_lowercase();
     let cut = SUFFIXES
         .iter()
-        .find(|s| lower.ends_with(*s))
-        .map_or(title.len(), |s| title.len() - s.len());
+        .find_map(|s| crate::text::suffix_ignore_case(title, s))
+        .unwrap_or(title.len());
     // Edge profiles: "Page - Profile 1 - Microsoft Edge" keeps only the page.
     let page = title.get(..cut).unwrap_or(title);
     page.split(" - Profile ")

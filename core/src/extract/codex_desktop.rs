@@ -28,9 +28,8 @@ pub fn extract(snapshot: &Snapshot) -> Extracted {
     let text = reading_order(snapshot, 0);
     let mut out = Extracted::new("codex_desktop", text);
     let project = out.text.iter().find_map(|line| {
-        let lower = line.to_lowercase();
-        let at = lower.find("what should we work on in ")?;
-        let rest = line.get(at + "what should we work on in ".len()..)?;
+        let at = crate::text::find_ignore_case(line, "what should we work on in ")?;
+        let rest = line.get(at.end..)?;
         Some(rest.trim().trim_end_matches('?').trim().to_owned())
     });
     out.set("project", json!(project));

@@ -67,8 +67,13 @@ pub fn matches(app: &str, title: &str) -> bool {
 
 /// Splits "● main.rs - myproject - Visual Studio Code" into (file, project).
 fn title_parts(title: &str) -> (Option<String>, Option<String>) {
-    let lower = title.to_lowercase();
-    let Some(at) = TITLE_MARKERS.iter().filter_map(|m| lower.find(m)).min() else {
+    // Offsets into the title itself: a lower-cased copy has other offsets wherever a letter's
+    // lower case has another length (a title with the KELVIN SIGN made this panic).
+    let Some(at) = TITLE_MARKERS
+        .iter()
+        .filter_map(|m| crate::text::find_ignore_case(title, m).map(|r| r.start))
+        .min()
+    else {
         return (None, None);
     };
     let head = title[..at].trim().trim_start_matches('●').trim();

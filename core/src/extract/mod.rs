@@ -243,11 +243,12 @@ pub(crate) fn after_prefix<'a>(
     prefixes: &[&str],
 ) -> Option<String> {
     lines.into_iter().find_map(|line| {
-        let lower = line.trim().to_lowercase();
+        let line = line.trim();
         prefixes.iter().find_map(|p| {
-            lower
-                .starts_with(p)
-                .then(|| line.trim().get(p.len()..).unwrap_or("").trim())
+            crate::text::find_ignore_case(line, p)
+                .filter(|r| r.start == 0)
+                .and_then(|r| line.get(r.end..))
+                .map(str::trim)
                 .filter(|rest| !rest.is_empty())
                 .map(|rest| rest.chars().take(200).collect())
         })

@@ -13,7 +13,8 @@
 //!
 //! Header lines `key: value` (`app`, `title`, `truncated: yes`) end at `---`. Each element line is
 //! indented two spaces per level under its parent: a role (the serde name of
-//! [`Role`]), an optional quoted name, an optional `=` and quoted value, optional window-relative
+//! [`Role`]), an optional quoted name, an optional `=` and quoted value, an optional `~` and quoted
+//! description (a tooltip), optional window-relative
 //! bounds `@x,y wxh`, and optional `[state, state]`. Inside quotes `\"`, `\\` and `\n` escape. Lines starting with `#` are
 //! comments.
 
@@ -128,6 +129,11 @@ fn element(text: &str) -> Result<Node, String> {
     if let Some(after) = rest.strip_prefix('=') {
         let (value, after) = quoted(after.trim_start())?;
         node.value = Some(value);
+        rest = after.trim_start();
+    }
+    if let Some(after) = rest.strip_prefix('~') {
+        let (description, after) = quoted(after.trim_start())?;
+        node.description = Some(description);
         rest = after.trim_start();
     }
     if let Some(after) = rest.strip_prefix('@') {

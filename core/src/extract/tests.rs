@@ -323,3 +323,22 @@ fn a_chromium_window_without_its_tree_says_how_to_turn_it_on() {
         assert!(fix.contains("--force-renderer-accessibility"));
     }
 }
+
+/// Issue 39: a window titled with U+212A KELVIN SIGN made look_at_screen panic: offsets found in a
+/// lower-cased copy of the title ("k" is one byte, the sign three) sliced the title itself.
+#[test]
+fn regression_kelvin_sign_in_a_title_does_not_panic() {
+    for title in [
+        "\u{212A} - cursor",
+        "\u{212A}\u{212A} main.rs - proj - Visual Studio Code",
+        "\u{212A} page - Mozilla Firefox",
+        "İ\u{212A} - Google Chrome",
+    ] {
+        for app in ["cursor", "code", "firefox", "chromium", "codex", "x"] {
+            let text = format!("app: {app}\ntitle: {title}\n---\nwindow \"{title}\"\n  label \"What should we work on in \u{212A}proj?\"\n  label \"\u{212A}errors: 2\"\n");
+            let s = crate::extract::outline_fixture::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+            let out = crate::extract::extract(&s, true);
+            assert!(!out.extractor.is_empty(), "{title}");
+        }
+    }
+}

@@ -132,7 +132,7 @@ fn inner_labels(element: &AxElement, window_frame: Rect) -> Vec<String> {
             if let Ok(AxValue::Elements(children)) = e.attribute("AXChildren") {
                 for child in children.into_iter().take(MAX_LABEL_CHILDREN) {
                     if let Some(node) = tree::read_node(&child, Vec::new(), window_frame) {
-                        if node.role.is_text() && !node.name.trim().is_empty() {
+                        if cu_core::receiver::shows_a_label(&node) {
                             out.push(node.name);
                         }
                     }

@@ -93,7 +93,7 @@ fn path_to(
                     };
                     for _ in 0..MAX_LABEL_CHILDREN {
                         if let Some(node) = reader(&child) {
-                            if node.role.is_text() && !node.name.trim().is_empty() {
+                            if cu_core::receiver::shows_a_label(&node) {
                                 probe.inner_labels.push(node.name);
                             }
                         }

@@ -347,12 +347,13 @@ async fn focused_by_walk(
 
 /// One element: role, states, name and description, in parallel.
 async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node> {
-    let (role, states, name, description, extents) = tokio::join!(
+    let (role, states, name, description, extents, child_count) = tokio::join!(
         atspi.role(obj),
         atspi.states(obj),
         atspi.name(obj),
         atspi.property(obj, ACCESSIBLE, "Description"),
         atspi.extents(obj),
+        atspi.property(obj, ACCESSIBLE, "ChildCount"),
     );
     let states = states?;
     let role = translate::role(role?, states);
@@ -364,10 +365,16 @@ async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node>
         .filter(|d| !d.is_empty());
     node.states = translate::states(states, placement.toolkit);
     node.bounds = extents.ok().and_then(|e| placement.bounds(e));
+    // A probe reads no children; how many there are tells a menu that opens from one that acts.
+    node.omitted_children = child_count
+        .ok()
+        .and_then(|v| i32::try_from(v).ok())
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
     Ok(node)
 }
 
-/// Names of the text elements inside `obj`, a few levels down.
+/// Names of the text elements and icons inside `obj`, a few levels down.
 async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<String> {
     let mut out = Vec::new();
     let mut level = vec![obj.clone()];
@@ -381,7 +388,7 @@ async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<
         let nodes =
             futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
         for node in nodes.into_iter().flatten() {
-            if node.role.is_text() && !node.name.trim().is_empty() {
+            if cu_core::receiver::shows_a_label(&node) {
                 out.push(node.name);
             }
         }

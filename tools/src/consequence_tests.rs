@@ -1,0 +1,285 @@
+//! The gate judges what an action will do, over the scripted backend: a "Yes" that answers
+//! "Delete the file…?", a Return on a check box that the toolkit hands to a default "Delete", an
+//! icon button nothing names, an element with the role menu that acts, and, the other way, a
+//! button whose tooltip mentions a blocked word but whose label does not (issue 39). Each case is
+//! refused without confirmation, leaves its state usable and presses nothing; with
+//! `confirm_dangerous` it goes through.
+
+use cu_backend_scripted::DESKTOP;
+use cu_core::element::DesktopInstance;
+use cu_core::geometry::Point;
+use cu_core::ErrorCode;
+
+use super::label::ClickRequest;
+use super::test_support::{block_on, on, step, Lab};
+use super::{ActionRequest, ActionResult, ActionSpec, StateRequest};
+
+/// zenity --question: No, then Yes (the default), under the question.
+const ZENITY: &str = r#"app: zenity
+title: Question
+---
+dialog "Question" @0,0 400x150
+  label "Delete the file report.txt permanently?" @60,20 300x20
+  button "_No" @180,100 90x30
+  button "_Yes" @280,100 90x30 [default, focused]
+"#;
+
+/// A Qt confirmation whose check box has focus from the start and whose default is Delete.
+const QT_CONFIRM: &str = r#"app: qtconfirm
+title: Delete
+---
+dialog "Delete" @0,0 400x160
+  label "Delete 3 files?" @60,20 300x20
+  check_box "Do not ask again" @60,60 200x20 [focused, focusable]
+  button "&Cancel" @180,110 90x30 [focusable]
+  button "&Delete" @280,110 90x30 [default, focusable]
+"#;
+
+/// A toolbar with an icon button nothing names, a web menu that pays, and a search dialog's
+/// button whose tooltip says "format".
+const ICONS: &str = r#"app: files
+title: Files
+---
+window "Files" @0,0 500x300
+  toolbar @0,0 500x40
+    button @10,5 30x30
+      image @12,7 26x26
+    button "Search" @50,5 60x30
+  document "Shop" @0,50 500x200
+    menu "Pay now" @10,60 120x30
+  button "Replace All" ~"Replaces all of the text or format that you want to replace" @10,260 120x30
+  button "Find Next" ~"Finds the next format occurrence" @140,260 120x30
+"#;
+
+fn lab(fixture: &str) -> Lab {
+    Lab::with_window(fixture, Point::new(100, 100))
+}
+
+impl Lab {
+    async fn state(&self) -> (String, String) {
+        let req = StateRequest {
+            window_id: self.window.0.clone(),
+            all: true,
+            ..StateRequest::default()
+        };
+        match self.service.gui_state(&req).await {
+            Ok(s) => (s.state_id, s.outline),
+            Err(e) => panic!("gui_state: {}", e.message),
+        }
+    }
+
+    async fn run(
+        &self,
+        state: &str,
+        actions: Vec<ActionSpec>,
+        confirm: bool,
+    ) -> cu_core::Result<ActionResult> {
+        self.service
+            .gui_action(&ActionRequest {
+                window_id: self.window.0.clone(),
+                state_id: state.to_owned(),
+                actions,
+                confirm_dangerous: confirm,
+                ..Default::default()
+            })
+            .await
+    }
+
+    fn still_usable(&self, state: &str) -> bool {
+        self.service
+            .states
+            .load(state, &DesktopInstance(DESKTOP.into()))
+            .is_ok()
+    }
+}
+
+fn id_of(outline: &str, name: &str) -> String {
+    outline
+        .lines()
+        .find(|l| l.contains(&format!("\"{name}\"")))
+        .and_then(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no {name:?} in\n{outline}"))
+}
+
+fn key(keys: &str) -> ActionSpec {
+    ActionSpec {
+        keys: Some(keys.into()),
+        ..step("key")
+    }
+}
+
+fn at(x: i32, y: i32) -> ActionSpec {
+    ActionSpec {
+        x: Some(x),
+        y: Some(y),
+        ..step("click")
+    }
+}
+
+/// `build` (from the outline) is refused without confirmation, with nothing pressed and (for a
+/// call refused before any input) the state still usable, and presses `pressed` with it.
+fn refused_unless_confirmed(
+    fixture: &str,
+    build: impl Fn(&str) -> Vec<ActionSpec>,
+    pressed: &str,
+    says: &str,
+) {
+    refused_then_confirmed(fixture, build, pressed, says, true);
+}
+
+fn refused_then_confirmed(
+    fixture: &str,
+    build: impl Fn(&str) -> Vec<ActionSpec>,
+    pressed: &str,
+    says: &str,
+    before_any_input: bool,
+) {
+    let lab = lab(fixture);
+    block_on(async {
+        let (state, outline) = lab.state().await;
+        let e = lab.run(&state, build(&outline), false).await.err();
+        let e =
+            e.unwrap_or_else(|| panic!("passed without confirmation: {:?}", lab.backend.presses()));
+        assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation, "{e:?}");
+        assert!(e.message.contains(says), "{}", e.message);
+        assert!(
+            lab.backend.presses().is_empty(),
+            "{:?}",
+            lab.backend.presses()
+        );
+        let state = if before_any_input {
+            assert!(lab.still_usable(&state), "a refused call used up its state");
+            state
+        } else {
+            lab.state().await.0
+        };
+        let done = lab.run(&state, build(&outline), true).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert!(
+            lab.backend.presses().iter().any(|p| p.contains(pressed)),
+            "{:?}",
+            lab.backend.presses()
+        );
+    });
+}
+
+#[test]
+fn regression_yes_under_delete_the_file_answers_a_delete() {
+    refused_unless_confirmed(
+        ZENITY,
+        |o| vec![on("click", &id_of(o, "_Yes"))],
+        "Yes",
+        "answers the dialog",
+    );
+    refused_unless_confirmed(ZENITY, |_| vec![key("Return")], "Yes", "answers the dialog");
+    refused_unless_confirmed(ZENITY, |_| vec![at(320, 115)], "Yes", "answers the dialog");
+    refused_unless_confirmed(ZENITY, |_| vec![key("alt+y")], "Yes", "access key");
+}
+
+#[test]
+fn the_no_of_a_delete_question_passes() {
+    let lab = lab(ZENITY);
+    block_on(async {
+        let (state, outline) = lab.state().await;
+        let done = lab
+            .run(&state, vec![on("click", &id_of(&outline, "_No"))], false)
+            .await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses(), vec!["_No".to_owned()]);
+    });
+}
+
+#[test]
+fn regression_return_on_a_check_box_presses_the_default_delete() {
+    refused_unless_confirmed(
+        QT_CONFIRM,
+        |_| vec![key("Return")],
+        "Delete",
+        "Return lands on",
+    );
+    refused_then_confirmed(
+        QT_CONFIRM,
+        |o| vec![on("focus", &id_of(o, "Do not ask again")), key("Return")],
+        "Delete",
+        "Return lands on",
+        false,
+    );
+    refused_unless_confirmed(
+        QT_CONFIRM,
+        |_| {
+            vec![ActionSpec {
+                text: Some("\n".into()),
+                ..step("type")
+            }]
+        },
+        "Delete",
+        "Return lands on",
+    );
+}
+
+#[test]
+fn regression_an_icon_button_nothing_names_is_unknown() {
+    // The scripted backend records a press by the name the control shows: none.
+    refused_unless_confirmed(ICONS, |_| vec![at(25, 20)], "", "unnamed button");
+}
+
+#[test]
+fn regression_an_element_with_the_role_menu_that_acts_is_judged() {
+    refused_unless_confirmed(ICONS, |_| vec![at(20, 65)], "Pay now", "Pay");
+    refused_unless_confirmed(
+        ICONS,
+        |o| vec![on("click", &id_of(o, "Pay now"))],
+        "Pay now",
+        "Pay",
+    );
+}
+
+#[test]
+fn regression_a_tooltip_that_mentions_format_blocks_nothing() {
+    let lab = lab(ICONS);
+    block_on(async {
+        for name in ["Replace All", "Find Next"] {
+            let (state, outline) = lab.state().await;
+            let done = lab
+                .run(&state, vec![on("click", &id_of(&outline, name))], false)
+                .await;
+            assert!(done.is_ok(), "{name}: {done:?}");
+        }
+        assert_eq!(
+            lab.backend.presses(),
+            vec!["Replace All".to_owned(), "Find Next".to_owned()]
+        );
+        let done = lab
+            .service
+            .click(&ClickRequest {
+                app: "Files".into(),
+                target: Some("Replace All".into()),
+                ..ClickRequest::default()
+            })
+            .await;
+        assert!(done.is_ok(), "click by label: {done:?}");
+    });
+}
+
+#[test]
+fn regression_click_yes_by_label_answers_the_question() {
+    let lab = lab(&ZENITY.replace('_', ""));
+    block_on(async {
+        let request = |confirm| ClickRequest {
+            app: "Question".into(),
+            target: Some("Yes".into()),
+            confirm_dangerous: confirm,
+            ..ClickRequest::default()
+        };
+        let e = lab.service.click(&request(false)).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.backend.presses().is_empty());
+        let done = lab.service.click(&request(true)).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses(), vec!["Yes".to_owned()]);
+    });
+}
