@@ -8,8 +8,8 @@
 //! - for a button that **speaks for its dialog** ([`speaks_for_dialog`]: an affirmative word such
 //!   as OK, Yes, Continue in any of the gate's languages, or the dialog's default button unless it
 //!   is a negative one such as Cancel), the **question** of the dialog it sits in
-//!   ([`question_of`]): its title and headings, and in a message box (a dialog whose controls are
-//!   nearly all buttons) its message text;
+//!   ([`question_of`]): its headings, and in a message box (a dialog whose controls are nearly
+//!   all buttons) its title and message text;
 //! - for a Return sent to a control that neither takes line breaks nor is itself pressed by it,
 //!   the buttons it lands on ([`return_lands`]): the window's default button, or, in a dialog
 //!   without one, every button of the dialog.
@@ -306,8 +306,8 @@ fn shows(node: &Node) -> bool {
     !node.states.contains(State::Offscreen) && node.bounds.is_none_or(|b| !b.is_empty())
 }
 
-/// What a person reads as the question of dialog `dialog`: its title (name) and headings, and,
-/// in a message box, its message texts. Texts inside controls (a check box's label) are not the
+/// What a person reads as the question of dialog `dialog`: its headings, and, in a message box,
+/// its title (name) and message texts. Texts inside controls (a check box's label) are not the
 /// question.
 pub fn question_of(snapshot: &Snapshot, dialog: usize) -> Vec<String> {
     let Some(root) = snapshot.nodes.get(dialog) else {
@@ -325,7 +325,13 @@ pub fn question_of(snapshot: &Snapshot, dialog: usize) -> Vec<String> {
         })
         .count();
     let message_box = root.role == Role::Alert || controls <= MESSAGE_BOX_CONTROLS;
-    let mut out = vec![root.name.clone()];
+    // A form of many controls ("Format Cells", "Preferences") asks no question: its OK applies
+    // what the controls say, each of which is judged when it is used.
+    let mut out = if message_box {
+        vec![root.name.clone()]
+    } else {
+        Vec::new()
+    };
     for (i, inside) in members {
         let node = &snapshot.nodes[i];
         if inside || i == dialog || !shows(node) {
@@ -456,11 +462,11 @@ mod tests {
     }
 
     #[test]
-    fn a_settings_dialog_is_judged_by_its_title_not_its_option_labels() {
+    fn a_form_of_many_controls_asks_no_question() {
         let s = parse(
-            "dialog \"Preferences\"\n  check_box \"Delete history on exit\"\n  check_box \"Send reports\"\n  text_input \"Home page\"\n  combo_box \"Theme\"\n  label \"Remove old files after\"\n  button \"OK\"\n",
+            "dialog \"Format Cells\"\n  check_box \"Delete history on exit\"\n  check_box \"Send reports\"\n  text_input \"Home page\"\n  combo_box \"Theme\"\n  label \"Remove old files after\"\n  heading \"Numbers\"\n  button \"OK\"\n",
         );
-        assert_eq!(question_of(&s, 0), vec!["Preferences"]);
+        assert_eq!(question_of(&s, 0), vec!["Numbers"]);
     }
 
     #[test]

@@ -87,7 +87,107 @@ pub const NEVER_BY_DEFAULT: &[&str] = &[
     "podman",
     "flatpak",
     "snap",
+    // Editors and tools with a command mode or that run commands (`vim -c '!cmd'`, `emacs
+    // --eval`, `ed`'s `!`), and other interpreters.
+    "vi",
+    "vim",
+    "view",
+    "gvim",
+    "nvim",
+    "evim",
+    "vimdiff",
+    "emacs",
+    "emacsclient",
+    "ed",
+    "ex",
+    "nano",
+    "micro",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "xargs",
+    "find",
+    "make",
+    "gdb",
+    "r",
+    "rscript",
+    "julia",
+    "ghci",
+    "irb",
+    "erl",
+    "elixir",
+    "scala",
+    "groovy",
+    "jshell",
+    "sqlite",
+    "psql",
+    "mysql",
+    "guile",
+    "racket",
+    "ipython",
+    "jupyter",
+    "pip",
+    "npm",
+    "npx",
+    "cargo",
+    "expect",
+    "dbus-send",
+    "gdbus",
+    "systemctl",
+    "crontab",
+    "at",
+    "nc",
+    "ncat",
+    "socat",
+    "curl",
+    "wget",
+    "rxvt-unicode",
+    "qterminal",
+    "sakura",
+    "guake",
+    "yakuake",
+    "cool-retro-term",
+    "x-terminal-emulator",
 ];
+
+/// The family of a program's base name: the name without a trailing version or variant
+/// (`python3.11`, `perl5.36`, `lua5.4`, `nvim-qt`, `bash-static` are `python`, `perl`, `lua`,
+/// `nvim`, `bash`), so a versioned interpreter is refused like its family.
+pub fn family(base: &str) -> &str {
+    let trimmed =
+        base.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'));
+    let trimmed = if trimmed.is_empty() { base } else { trimmed };
+    for suffix in ["-qt", "-gtk", "-static", "-nox", "-tiny", "-basic", "-gui"] {
+        if let Some(stem) = trimmed.strip_suffix(suffix) {
+            return stem;
+        }
+    }
+    trimmed
+}
+
+/// Never started by default: `base` or its [`family`] is in [`NEVER_BY_DEFAULT`].
+pub fn never_by_default(base: &str) -> bool {
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    [base, family(base)].iter().any(|name| {
+        NEVER_BY_DEFAULT
+            .iter()
+            .any(|n| family(n) == *name || n == name)
+    })
+}
+
+/// A caller's argument to a program: only an existing document path or an http(s) link
+/// (`exists` says whether the path names an existing file or directory); never an option (`-c`,
+/// `--renderer-cmd-prefix=…`), which could make the program run a command.
+pub fn harmless_argument(arg: &str, exists: bool) -> bool {
+    if arg.starts_with('-') || arg.chars().any(char::is_control) {
+        return false;
+    }
+    let link = arg.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    });
+    link || (exists && !arg.contains("://"))
+}
 
 /// Link schemes opened without an `apps.allow` entry.
 pub const SAFE_SCHEMES: &[&str] = &["http", "https", "mailto"];
@@ -127,7 +227,11 @@ pub fn classify(program: &str, is_file: bool) -> Launch {
         .unwrap_or(program)
         .to_lowercase();
     let has_separator = program.contains(['/', '\\']);
-    let extension = base.rsplit_once('.').map(|(_, e)| e.to_owned());
+    // A version is not an extension: `/usr/bin/python3.11` is a program, not a ".11" document.
+    let extension = base
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_owned())
+        .filter(|e| e.chars().any(|c| c.is_alphabetic()));
     if has_separator && is_file && extension.is_some_and(|e| e != "exe") {
         return Launch::Document(program.to_owned());
     }
@@ -169,8 +273,8 @@ pub fn judge(
                 Ok(launch)
             }
         }
-        Launch::Program(base) if NEVER_BY_DEFAULT.contains(&base.as_str()) => refused(format!(
-            "{base:?} is a shell, terminal, interpreter or program wrapper: never started by default"
+        Launch::Program(base) if never_by_default(base) => refused(format!(
+            "{base:?} is a shell, terminal, interpreter, editor with a command mode or program wrapper: never started by default"
         )),
         Launch::Program(base) if installed(base) => Ok(launch),
         Launch::Program(base) => refused(format!(
@@ -225,10 +329,36 @@ mod tests {
             ("pwsh.exe", false, &[], not),
             ("unknown-tool", false, &[], not),
             ("unknown-tool", false, &["UNKNOWN-TOOL"], None),
+            // Issue 39: versioned interpreters and editors with command modes.
+            ("python3.11", false, &[], not),
+            ("/usr/bin/python3.11", true, &[], not),
+            ("perl5.36", false, &[], not),
+            ("lua5.4", false, &[], not),
+            ("vim", false, &[], not),
+            ("gvim", false, &[], not),
+            ("nvim-qt", false, &[], not),
+            ("emacs", false, &[], not),
+            ("xterm", false, &[], not),
+            ("calc", false, &[], None),
         ];
         for (program, is_file, allow, want) in cases {
             assert_eq!(code(program, *is_file, allow), *want, "{program}");
         }
+    }
+
+    #[test]
+    fn families_and_arguments() {
+        assert_eq!(family("python3.11"), "python");
+        assert_eq!(family("nvim-qt"), "nvim");
+        assert_eq!(family("gnome-calculator"), "gnome-calculator");
+        assert!(never_by_default("python3.11") && never_by_default("bash-static"));
+        assert!(!never_by_default("gnome-calculator") && !never_by_default("libreoffice"));
+        assert!(harmless_argument("https://example.org/", false));
+        assert!(harmless_argument("/home/u/report.odt", true));
+        assert!(!harmless_argument("/home/u/missing.odt", false));
+        assert!(!harmless_argument("--renderer-cmd-prefix=sh -c x", false));
+        assert!(!harmless_argument("-es", false));
+        assert!(!harmless_argument("file:///etc/passwd", true));
     }
 
     #[test]

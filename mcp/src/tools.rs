@@ -185,6 +185,13 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+/// Whether a call of `tool` may be sent again after a broken connection: only a tool that does
+/// not act (the table's `Impact`). An acting tool may have acted before the connection broke (an
+/// app started twice, a second click), and an unknown name is taken to act.
+pub fn may_retry(tool: &str) -> bool {
+    find(tool).is_some_and(|t| !matches!(t.effect, Impact::Acts))
+}
+
 /// Every tool as `tools/list` shows it, each with the optional `machine` every tool takes.
 pub fn definitions() -> Vec<Tool> {
     TOOLS.iter().map(ToolSpec::definition).collect()
@@ -461,6 +468,36 @@ mod tests {
             listing() == golden,
             "the tool surface changed: review it, then run with UPDATE_GOLDEN=1"
         );
+    }
+
+    /// Issue 39: the controller's never-retry list named 3 acting tools of 6, so gui_open,
+    /// gui_window and gui_clipboard were sent again after a broken connection.
+    #[test]
+    fn regression_no_acting_tool_is_retried() {
+        let acting: Vec<&str> = TOOLS
+            .iter()
+            .filter(|t| {
+                let a = t.effect.annotations();
+                a.destructive_hint == Some(true)
+                    || a.read_only_hint != Some(true) && a.idempotent_hint != Some(true)
+            })
+            .map(|t| t.name)
+            .collect();
+        for tool in [
+            "gui_action",
+            "click",
+            "type_text",
+            "gui_open",
+            "gui_window",
+            "gui_clipboard",
+        ] {
+            assert!(acting.contains(&tool), "{tool} acts");
+            assert!(!may_retry(tool), "{tool} would be retried");
+        }
+        for tool in acting {
+            assert!(!may_retry(tool), "{tool}");
+        }
+        assert!(may_retry("gui_state") && may_retry("gui_list") && !may_retry("no_such_tool"));
     }
 
     #[test]

@@ -89,17 +89,14 @@ impl Remote for RemoteMachines {
     }
 }
 
-/// Tools that send input: never sent twice.
-const ACTING_TOOLS: &[&str] = &["gui_action", "click", "type_text"];
-
 impl Machine {
     async fn call(&self, tool: &str, args: JsonObject) -> Result<CallToolResult, Error> {
         let mut request = CallToolRequestParams::new(tool.to_owned());
         request.arguments = Some(args);
         // One retry on a fresh session: the worker may have restarted since the last call. Only
         // for tools that observe: a tool that acts may have acted before the connection broke,
-        // and must not act twice.
-        let attempts = if ACTING_TOOLS.contains(&tool) { 1 } else { 2 };
+        // and must not act twice. Which tools act is the tool table's to say.
+        let attempts = if cu_mcp::tools::may_retry(tool) { 2 } else { 1 };
         for attempt in 0..attempts {
             let peer = self.peer().await?;
             match peer.call_tool(request.clone()).await {

@@ -156,6 +156,26 @@ impl Service {
             cu_core::launch::judge(&req.program, is_file, &self.config.apps_allow, &|name| {
                 apps.contains(name)
             })?;
+        let allowed_by_user = self
+            .config
+            .apps_allow
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(&req.program));
+        if let cu_core::launch::Launch::Program(_) = &launch {
+            if !allowed_by_user {
+                program_of_an_entry(&req.program)?;
+                if let Some(bad) = req.args.iter().find(|a| {
+                    !cu_core::launch::harmless_argument(a, std::path::Path::new(a).exists())
+                }) {
+                    return Err(Error::new(
+                        ErrorCode::ProgramNotAllowed,
+                        format!("the argument {bad:?} is neither an existing document nor an http(s) link: a program gets no options from the tools (they could make it run a command)"),
+                    )
+                    .with_suggestion("Pass only documents or links, or ask the user to add the program to apps.allow in config.toml (MCP_CU_APPS_ALLOW).")
+                    .with_details(json!({ "config_key": "apps.allow", "env": "MCP_CU_APPS_ALLOW" })));
+                }
+            }
+        }
         let handed_on = !matches!(launch, cu_core::launch::Launch::Program(_));
         if handed_on && !req.args.is_empty() {
             return Err(Error::new(
@@ -316,6 +336,72 @@ fn installed_apps() -> HashSet<String> {
     names
 }
 
+/// A program named by a path is started only if it is the very file a desktop entry's `Exec`
+/// starts (the entry's absolute path, or its name found on `PATH`): a script at
+/// `/some/dir/thunar` is not Thunar.
+fn program_of_an_entry(program: &str) -> Result<()> {
+    if !program.contains(['/', '\\']) {
+        return Ok(());
+    }
+    let wanted = std::fs::canonicalize(program).ok();
+    let is_entry = wanted.is_some_and(|wanted| {
+        entry_programs()
+            .into_iter()
+            .filter_map(|p| resolve(&p))
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .any(|p| p == wanted)
+    });
+    if is_entry {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::ProgramNotAllowed,
+        format!("{program:?} is not the program an application-menu entry starts (only the path an entry's Exec names is started)"),
+    )
+    .with_suggestion("Start the application by its name, or ask the user to add this path to apps.allow in config.toml (MCP_CU_APPS_ALLOW).")
+    .with_details(json!({ "config_key": "apps.allow", "env": "MCP_CU_APPS_ALLOW" })))
+}
+
+/// Every `Exec` program of the application menu's entries, as written (a name or a path).
+fn entry_programs() -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in app_dirs() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten().take(5000) {
+            let path = entry.path();
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("desktop"))
+            {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.extend(
+                        text.lines()
+                            .filter_map(|l| l.strip_prefix("Exec="))
+                            .filter_map(|v| v.split_whitespace().next())
+                            .map(|p| p.trim_matches('"').to_owned()),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `program` as a path: itself when it has a directory, else where `PATH` finds it.
+fn resolve(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(program);
+    if path.is_absolute() {
+        return Some(path.to_path_buf());
+    }
+    std::env::var_os("PATH").and_then(|dirs| {
+        std::env::split_paths(&dirs)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
 /// The programs a `.desktop` entry starts (`Exec`'s and `TryExec`'s first word, base name).
 fn desktop_programs(text: &str) -> Vec<String> {
     text.lines()
@@ -466,14 +552,25 @@ fn is_executable(path: &std::path::Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("exe"))
 }
 
-fn launch(program: &str, args: &[String]) -> Result<Child> {
-    let mut command = if is_document(program) {
+/// The command that starts `program`: a document goes to the desktop's opener whatever its
+/// mode (an executable file named `report.odt` is opened as a document, never run).
+fn command_for(program: &str, args: &[String]) -> Command {
+    let is_file = std::path::Path::new(program).is_file();
+    let document = matches!(
+        cu_core::launch::classify(program, is_file),
+        cu_core::launch::Launch::Document(_)
+    );
+    if document || is_document(program) {
         opener(program)
     } else {
         let mut c = Command::new(program);
         c.args(args);
         c
-    };
+    }
+}
+
+fn launch(program: &str, args: &[String]) -> Result<Child> {
+    let mut command = command_for(program, args);
     command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -638,6 +735,58 @@ mod tests {
             "a",
             "two windows share the title and the app"
         );
+    }
+
+    /// Issue 39: each payload ran with the default configuration. Each is refused now and no
+    /// process starts (the marker file stays absent).
+    #[cfg(unix)]
+    #[test]
+    fn regression_gui_open_cannot_run_commands() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let marker = dir.path().join("ran");
+        let script = format!("#!/bin/sh\ntouch {}\n", marker.display());
+        let odt = dir.path().join("report.odt");
+        let thunar = dir.path().join("thunar");
+        for file in [&odt, &thunar] {
+            std::fs::write(file, &script).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let touch = format!("open({:?}, 'w')", marker.display().to_string());
+        let shell = format!("!touch {}", marker.display());
+        let payloads: Vec<(String, Vec<String>)> = vec![
+            ("python3.11".into(), vec!["-c".into(), touch]),
+            ("vim".into(), vec!["-es".into(), "-c".into(), shell]),
+            (
+                "chromium".into(),
+                vec![format!("--renderer-cmd-prefix=touch {}", marker.display())],
+            ),
+            (thunar.display().to_string(), vec![]),
+        ];
+        let backend = cu_backend_scripted::Scripted::new();
+        let svc = super::super::test_support::service(&backend, dir.path(), 5);
+        super::super::test_support::block_on(async {
+            for (program, args) in payloads {
+                let e = svc
+                    .gui_open(&OpenToolRequest {
+                        program: program.clone(),
+                        args,
+                        timeout_ms: Some(1000),
+                    })
+                    .await
+                    .err();
+                assert_eq!(
+                    e.map(|e| e.code),
+                    Some(ErrorCode::ProgramNotAllowed),
+                    "{program}"
+                );
+            }
+        });
+        // An executable document is opened, never run.
+        let command = command_for(&odt.display().to_string(), &[]);
+        assert_ne!(command.get_program(), odt.as_os_str());
+        assert!(!marker.exists(), "a payload ran");
     }
 
     #[test]
