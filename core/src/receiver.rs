@@ -124,9 +124,10 @@ impl Probe {
         out
     }
 
-    /// The receiver acts when activated (a button, a link, a menu item, a check box…) and
-    /// nothing names it: no name, no label or icon name inside, no description. What it does is
-    /// unknown, so the gate asks.
+    /// The receiver acts when activated (a button, a link, a menu item) and nothing names it: no
+    /// name, no label or icon name inside, no description. What it does is unknown, so the gate
+    /// asks. A check box, radio button or switch is not counted: it sets an option that the
+    /// same action sets back (a web to-do list's row check boxes have no name of their own).
     pub fn acts_unlabeled(&self) -> bool {
         self.receiver().is_some_and(|n| activates(n.role)) && self.labels().is_empty()
     }
@@ -185,15 +186,13 @@ pub fn opens_menu_only(node: &Node) -> bool {
             || node.omitted_children > 0)
 }
 
-/// Elements whose activation does something: pressing, following, toggling, choosing.
+/// Elements whose activation does something that may not be undone by doing it again:
+/// pressing, following, choosing a menu's item.
 pub fn activates(role: Role) -> bool {
     matches!(
         role,
         Role::Button
             | Role::ToggleButton
-            | Role::CheckBox
-            | Role::RadioButton
-            | Role::Switch
             | Role::Link
             | Role::Menu
             | Role::MenuItem

@@ -175,7 +175,11 @@ async def test_closing_an_edited_document_answers_with_the_save_dialog(connect, 
         assert not err and res["outcome"] == "dialog", res
         dialog = res["dialog"]
         assert "Save" in dialog["title"], res
+        # "Don't Save" throws the edit away: it needs the user's confirmation (issue 39).
+        err, res = await call(client, "click", {"app": dialog["window_id"], "target": "Don't Save"})
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
         err, res = await call(client, "click", {"app": dialog["window_id"], "target": "Don't Save",
+                                                "confirm_dangerous": True,
                                                 "expect": {"until": "window_closes"}})
         assert not err and res["expect"]["outcome"] == "satisfied", res
         err, res = await call(client, "gui_wait", {"window_id": w["id"], "condition": {"until": "window_closes"}, "timeout_ms": 5000})
