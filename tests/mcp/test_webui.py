@@ -252,3 +252,52 @@ async def test_the_tools_never_operate_a_browser_showing_the_page(page_server, s
                     assert err and res["error"]["code"] == "UNAUTHORIZED", res
     finally:
         chromium.kill()
+
+
+async def test_regression_a_replayed_cookie_alone_changes_nothing_and_the_page_is_never_framed(server_env, desktop):
+    """Issue 39: browsers send the page's cookie to every port of the host, so a page on another
+    local port received it and replaying it sent input. A request that changes something now
+    also needs the page's own secret (served in its HTML, kept in the page's memory) and this
+    listener's Origin; and the page forbids framing."""
+    import urllib.request
+    port = _free_port()
+    env = dict(server_env, MCP_CU_HTTP_TOKEN=TOKEN)
+    proc = subprocess.Popen([BIN, "webui", "--listen", f"127.0.0.1:{port}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 10
+        while subprocess.run(["curl", "-s", "-o", "/dev/null", f"{url}/"]).returncode != 0:
+            assert time.time() < deadline, "the page's listener did not start"
+            time.sleep(0.05)
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *a, **k):
+                return None
+        try:
+            urllib.request.build_opener(NoRedirect).open(f"{url}/?token={TOKEN}")
+            raise AssertionError("no redirect")
+        except urllib.error.HTTPError as redirect:
+            cookie = redirect.headers["Set-Cookie"].split(";")[0]
+        page = urllib.request.urlopen(urllib.request.Request(f"{url}/", headers={"Cookie": cookie}))
+        assert page.headers["Content-Security-Policy"] == "frame-ancestors 'none'", dict(page.headers)
+        assert page.headers["X-Frame-Options"] == "DENY"
+        secret = re.search(r'<meta name="cu-page" content="([0-9a-f]{64})">', page.read().decode()).group(1)
+
+        def post(headers):
+            body = json.dumps({"machine": "local", "window_id": "x11:1"}).encode()
+            req = urllib.request.Request(f"{url}/api/activate", data=body, method="POST",
+                                         headers={"Cookie": cookie, "content-type": "application/json", **headers})
+            try:
+                return urllib.request.urlopen(req).status
+            except urllib.error.HTTPError as e:
+                return e.code
+        assert post({}) == 403, "the cookie alone"
+        assert post({"Origin": url}) == 403, "the cookie and the Origin, without the page's secret"
+        assert post({"x-cu-page": secret}) == 403, "no Origin (a replay from a server)"
+        assert post({"x-cu-page": secret, "Origin": f"http://127.0.0.1:{port + 1}"}) == 403, "another port's page"
+        assert post({"x-cu-page": "0" * 64, "Origin": url}) == 403, "a guessed secret"
+        assert post({"x-cu-page": secret, "Origin": url}) not in (401, 403), "the page itself"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -283,3 +283,26 @@ fn regression_click_yes_by_label_answers_the_question() {
         assert_eq!(lab.backend.presses(), vec!["Yes".to_owned()]);
     });
 }
+
+/// Issue 39: in a large Qt window the focus search stopped at its budget and answered "nothing
+/// focused"; a space then pressed a focused "Delete". A focus that cannot be read is unknown.
+#[test]
+fn regression_a_focus_search_cut_short_is_unknown_not_nothing() {
+    let lab = lab(QT_CONFIRM);
+    block_on(async {
+        let (state, _) = lab.state().await;
+        lab.backend
+            .fail_next(cu_backend_scripted::Call::Focused, ErrorCode::Timeout);
+        let e = lab.run(&state, vec![key("space")], false).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(
+            lab.backend.presses().is_empty(),
+            "{:?}",
+            lab.backend.presses()
+        );
+        assert!(lab.still_usable(&state));
+    });
+}

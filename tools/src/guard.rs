@@ -494,7 +494,7 @@ impl<'s> Sender<'s> {
             }
         };
         match reach {
-            Reach::Chars if focus.in_menu() => self.judge_access_keys(what).await,
+            Reach::Chars if focus.in_menu() => self.judge_menu_keys(&focus, what).await,
             Reach::Chars => Ok(()),
             Reach::Space if focus.takes_text() => Ok(()),
             Reach::Space => self.judge(&focus, None).await.map(|_| ()),
@@ -561,6 +561,64 @@ impl<'s> Sender<'s> {
             }
         }
         Ok(())
+    }
+
+    /// A letter in an open menu presses the item that carries it: judged against the items of the
+    /// menu that holds focus (a popup is a window of its own, outside the window's snapshot: a
+    /// Qt context menu's "&Delete" was pressed by "d"), and against every control of the window
+    /// (where the toolkit takes it as a mnemonic).
+    async fn judge_menu_keys(&mut self, focus: &Probe, what: &str) -> Result<()> {
+        let Some(menu) = focus
+            .path
+            .iter()
+            .rev()
+            .find(|n| n.role == cu_core::role::Role::Menu)
+        else {
+            return self.judge_access_keys(what).await;
+        };
+        let options = SnapshotOptions {
+            subtree: Some(menu.identity.clone()),
+            max_depth: Some(2 + cu_core::receiver::INNER_LABEL_DEPTH),
+            max_nodes: 400,
+            time_budget_ms: 1000,
+            read_text: false,
+            read_cells: false,
+            reuse: false,
+        };
+        let items = match self.svc.backend.snapshot(&self.window, &options).await {
+            Ok(s) => s,
+            Err(e) => {
+                return self
+                    .unknown_receiver(&format!(
+                        "the items of the open menu {what:?} may press (the menu could not be read: {})",
+                        e.message
+                    ))
+                    .await
+            }
+        };
+        for (i, node) in items.nodes.iter().enumerate() {
+            let usable = !node.states.contains(State::Disabled)
+                && (node.role.is_interactive() || node.role == cu_core::role::Role::Menu)
+                && i != 0;
+            if !usable || opens_menu_only(node) {
+                continue;
+            }
+            let probe = Probe::from_node(&items, i);
+            let verdict = match consequence::judge(&self.svc.gate, &probe, None) {
+                consequence::Verdict::Unlabeled { .. } => continue,
+                v => v,
+            };
+            if verdict != consequence::Verdict::Allowed {
+                let context = format!(
+                    "{what:?} may press {:?} (an item of the open menu)",
+                    probe.shown_name()
+                );
+                self.block_verdict(verdict, &probe, None, Some(context))
+                    .await?;
+                return Ok(());
+            }
+        }
+        self.judge_access_keys(what).await
     }
 
     /// The buttons a Return lands on when the focused control does not keep it (the default

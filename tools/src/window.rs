@@ -231,19 +231,6 @@ impl Service {
         let refused = |e: Error| (e, false);
         let change = req.change().map_err(refused)?;
         let window = WindowId(req.window_id.clone());
-        if change == WindowChange::Close && !req.confirm_dangerous {
-            if let Decision::NeedsConfirmation { matched_rule, .. } = self.gate.check("Close") {
-                return Err(refused(
-                    Error::new(
-                        ErrorCode::DangerousActionNeedsConfirmation,
-                        format!(
-                            "closing matches the blocked word {matched_rule:?}; nothing was done"
-                        ),
-                    )
-                    .with_details(serde_json::json!({ "matched_rule": matched_rule })),
-                ));
-            }
-        }
         let listed = self.backend.list_windows().await.map_err(refused)?;
         let before = listed
             .iter()
@@ -267,6 +254,44 @@ impl Service {
         } else {
             vec![window.clone()]
         };
+        // The Desktop page, where a person approves, is never operated by the tools: neither
+        // closed nor minimized nor moved away from the person's eyes.
+        if listed
+            .iter()
+            .any(|w| targets.contains(&w.id) && w.title.contains(super::guard::DESKTOP_PAGE_TITLE))
+        {
+            return Err(refused(
+                Error::new(
+                    ErrorCode::Unauthorized,
+                    "this window shows the Desktop page of mcp-computer-use, where people approve what the safety gate held back; the tools never operate it",
+                )
+                .with_suggestion("Ask the person to use the page themselves."),
+            ));
+        }
+        // Closing goes through the same policy as every other acting input: refused, passed on
+        // confirm_dangerous, or (approvals on) decided by a person.
+        if change == WindowChange::Close {
+            if let Decision::NeedsConfirmation {
+                label,
+                matched_rule,
+            } = self.gate.check("Close")
+            {
+                let blocked = super::approval::Blocked {
+                    step: 0,
+                    action: format!("gui_window.{}", op_name(req.op)),
+                    label,
+                    matched_rule,
+                    target: None,
+                    point: None,
+                    element_id: None,
+                    reason: super::approval::Reason::BlockedWord,
+                    after_input: false,
+                };
+                self.settle_blocked(&window, &before.title, blocked, req.confirm_dangerous)
+                    .await
+                    .map_err(refused)?;
+            }
+        }
         for (n, target) in targets.iter().enumerate() {
             self.backend
                 .change_window(target, &change)

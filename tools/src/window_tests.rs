@@ -202,3 +202,70 @@ fn quit_closes_every_window_of_the_app_and_no_other() {
         [other]
     );
 }
+
+/// Issue 39: `gui_window close` decided `confirm_dangerous` by itself and never reached the
+/// approval policy. With approvals on, the flag alone is not enough: a person decides (here
+/// nobody does, so the call times out and nothing is sent).
+#[test]
+fn regression_close_goes_through_the_approval_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Scripted::new();
+    let window = backend.open(APP, Point::new(100, 100)).unwrap();
+    let mut config = cu_core::config::Config::defaults(&|_| None);
+    config.sessions_dir = dir.path().to_path_buf();
+    config.safety_blocklist_extra = vec!["close".into()];
+    config.approvals = true;
+    config.call_budget_seconds = 6.0;
+    let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
+    let req = WindowRequest {
+        window_id: window.0.clone(),
+        op: WindowOp::Close,
+        x: None,
+        y: None,
+        width: None,
+        height: None,
+        confirm_dangerous: true,
+    };
+    let e = block_on(service.gui_window(&req)).err().map(|e| e.code);
+    assert_eq!(e, Some(ErrorCode::ApprovalTimeout));
+    assert!(
+        !backend
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Window(..))),
+        "{:?}",
+        backend.events()
+    );
+}
+
+/// Issue 39: `gui_window` operated the Desktop page's own window (minimize, close).
+#[test]
+fn regression_the_desktop_page_window_is_never_operated() {
+    let page = format!(
+        "app: chromium\ntitle: {t} - Chromium\n---\nwindow \"{t} - Chromium\" @0,0 400x300\n",
+        t = super::guard::DESKTOP_PAGE_TITLE
+    );
+    let lab = Lab::with_window(&page, Point::new(100, 100));
+    for op in [
+        WindowOp::Close,
+        WindowOp::Minimize,
+        WindowOp::Quit,
+        WindowOp::Focus,
+    ] {
+        let e = block_on(lab.service.gui_window(&WindowRequest {
+            confirm_dangerous: true,
+            ..request(&lab, op)
+        }))
+        .err()
+        .map(|e| e.code);
+        assert_eq!(e, Some(ErrorCode::Unauthorized), "{op:?}");
+    }
+    assert!(
+        !lab.backend
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Window(..))),
+        "{:?}",
+        lab.backend.events()
+    );
+}

@@ -5,7 +5,11 @@
 //! Served from the binary (assets embedded, no CDN) under the shared listener rules
 //! (`cu_mcp::http`: a token, loopback unless TLS). A browser opens `/?token=…` once and gets an
 //! HttpOnly, SameSite=Strict cookie that holds a random secret of this listener (never the
-//! token), under a name of its own, so two listeners on one host never share a cookie. The page's
+//! token), under a name of its own, so two listeners on one host never share a cookie. Browsers
+//! send a cookie to every port of its host, so the cookie alone changes nothing: every request
+//! that does (input, activation, a decision) also carries the page's own secret, which the page
+//! was served in its HTML and keeps in memory, and this listener's `Origin`. The page is never
+//! framed (`frame-ancestors 'none'`). The page's
 //! title marks its window: the tools refuse to operate a window that shows it
 //! ([`cu_tools::DESKTOP_PAGE_TITLE`]), so a model cannot approve its own action by driving
 //! a browser. `Host` is checked against DNS rebinding
@@ -30,18 +34,27 @@ const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
 
-/// A listener's browser session: the cookie's name and the secret it holds, both random.
+/// A listener's browser session: the cookie's name and the secret it holds, and the page's own
+/// secret, all random. Browsers send a cookie to every port of its host, so a page served on
+/// another local port receives the cookie and could replay it: a request that changes anything
+/// also needs the page's secret, which the page holds in its own memory (from the HTML it was
+/// served), never in a cookie, and an `Origin` of this listener.
 #[derive(Clone)]
 struct Session {
     cookie: String,
     secret: String,
+    page: String,
 }
+
+/// The header the page sends its own secret in.
+const PAGE_HEADER: &str = "x-cu-page";
 
 impl Session {
     fn new() -> Session {
         Session {
             cookie: format!("cu_{}", &random_hex()[..12]),
             secret: random_hex(),
+            page: random_hex(),
         }
     }
 }
@@ -150,10 +163,17 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
             async move { f(ui, headers, body, path.map(|p| p.0).unwrap_or_default()).await }
         }
     };
+    let index = INDEX.replace(
+        "<meta name=\"cu-page\" content=\"\">",
+        &format!("<meta name=\"cu-page\" content=\"{}\">", session.page),
+    );
     axum::Router::new()
         .route(
             "/",
-            get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX) }),
+            get(move || {
+                let index = index.clone();
+                async move { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], index) }
+            }),
         )
         .route(
             "/app.js",
@@ -180,7 +200,20 @@ pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
         .layer(axum::middleware::from_fn(
             move |request: Request, next: Next| {
                 let (token, hosts, session) = (token.clone(), hosts.clone(), session.clone());
-                async move { guard(request, next, &token, &session, &hosts, secure).await }
+                async move {
+                    let mut response = guard(request, next, &token, &session, &hosts, secure).await;
+                    // Never framed: a page that frames it could lead a person's clicks.
+                    let headers = response.headers_mut();
+                    headers.insert(
+                        header::CONTENT_SECURITY_POLICY,
+                        header::HeaderValue::from_static("frame-ancestors 'none'"),
+                    );
+                    headers.insert(
+                        header::X_FRAME_OPTIONS,
+                        header::HeaderValue::from_static("DENY"),
+                    );
+                    response
+                }
             },
         ))
 }
@@ -252,9 +285,32 @@ async fn guard(
                 .strip_prefix(&format!("{}=", session.cookie))
                 .map(str::to_owned)
         });
-    let ok = bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), token.as_bytes()))
-        || cookie.is_some_and(|c| constant_time_eq(c.as_bytes(), session.secret.as_bytes()));
-    if !ok {
+    let by_token = bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), token.as_bytes()));
+    let by_cookie =
+        cookie.is_some_and(|c| constant_time_eq(c.as_bytes(), session.secret.as_bytes()));
+    if by_cookie && !by_token && request.method() != Method::GET {
+        // The cookie alone does not change anything: the page's own secret and this
+        // listener's origin come with every such request.
+        let page = request
+            .headers()
+            .get(PAGE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|p| constant_time_eq(p.as_bytes(), session.page.as_bytes()));
+        let scheme = if secure { "https" } else { "http" };
+        let origin = request
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|o| o == format!("{scheme}://{host}"));
+        if !page || !origin {
+            return (
+                StatusCode::FORBIDDEN,
+                "a request that changes something needs the page's own secret and this page's Origin",
+            )
+                .into_response();
+        }
+    }
+    if !(by_token || by_cookie) {
         if request.uri().path().starts_with("/api/") {
             return cu_mcp::http::unauthorized();
         }

@@ -5,8 +5,13 @@ const $ = (id) => document.getElementById(id);
 const view = { machine: "local", windowId: "", geometry: null, busy: false, paused: false };
 window.cuView = view; // lets a person (or a test) pause polling from the console
 
+// The page's own secret (served in its HTML, never a cookie): every request that changes
+// something carries it, so a replayed cookie alone does nothing.
+const PAGE_SECRET = document.querySelector('meta[name="cu-page"]').content;
+
 async function api(path, options = {}) {
-  const response = await fetch(path, { credentials: "same-origin", ...options });
+  const headers = { ...(options.headers || {}), "x-cu-page": PAGE_SECRET };
+  const response = await fetch(path, { credentials: "same-origin", ...options, headers });
   if (!response.ok) {
     let error = { code: String(response.status), message: response.statusText };
     try { error = (await response.json()).error || error; } catch (_) { /* not JSON */ }

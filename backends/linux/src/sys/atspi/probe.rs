@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use cu_core::element::{Node, SnapshotOptions, State};
 use cu_core::geometry::Point;
 use cu_core::receiver::{Probe, INNER_LABEL_DEPTH};
-use cu_core::Result;
+use cu_core::{Error, ErrorCode, Result};
 use zbus::zvariant::OwnedObjectPath;
 
 use super::walk::{self, Placement};
@@ -148,6 +148,9 @@ pub(crate) async fn focused(
         .await
         .unwrap_or_default();
     let mut found = None;
+    // An open popup menu of the app takes the keyboard even when none of its items says it is
+    // focused (Qt's context menus right after they open): keys are judged there.
+    let mut popup = None;
     for top in tops.iter().filter(|t| *t != frame) {
         let showing = atspi
             .states(top)
@@ -158,6 +161,18 @@ pub(crate) async fn focused(
                 found = Some(obj);
                 break;
             }
+            if popup.is_none() {
+                if let Ok(node) = read(atspi, top, placement).await {
+                    if node.role == cu_core::role::Role::Menu {
+                        popup = Some((top.clone(), node));
+                    }
+                }
+            }
+        }
+    }
+    if found.is_none() {
+        if let Some((obj, node)) = popup {
+            return Ok(probe_of(atspi, &obj, node, placement).await);
         }
     }
     let found = match found {
@@ -174,10 +189,26 @@ pub(crate) async fn focused(
     Ok(probe_of(atspi, &obj, node, placement).await)
 }
 
-/// The focused element as the gate judges it, with the labels inside it if it has no name.
+/// The focused element as the gate judges it, with the labels inside it if it has no name, and
+/// for an item of a menu the menu before it (its items are what a letter may press).
 async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement) -> Probe {
+    use cu_core::role::Role;
+    let mut path = Vec::with_capacity(2);
+    if matches!(
+        node.role,
+        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem
+    ) {
+        if let Some(parent) = atspi.parent(obj).await {
+            if let Ok(menu) = read(atspi, &parent, placement).await {
+                if menu.role == Role::Menu {
+                    path.push(menu);
+                }
+            }
+        }
+    }
+    path.push(node);
     let mut probe = Probe {
-        path: vec![node],
+        path,
         inner_labels: Vec::new(),
     };
     if probe.needs_inner_labels() {
@@ -324,7 +355,10 @@ async fn focused_by_collection(atspi: &Atspi, frame: &ObjRef) -> Option<Option<O
     )
 }
 
-/// A walk of the window (no text) for the deepest focused element.
+/// A walk of the window (no text) for the deepest focused element. A walk cut short by its
+/// limits that found nothing focused has not shown that nothing is: that is an error (the gate
+/// then asks), not "nothing focused" (a large Qt window's focused "Delete" lay beyond the limit,
+/// and a space pressed it).
 async fn focused_by_walk(
     atspi: &Atspi,
     frame: &ObjRef,
@@ -336,13 +370,23 @@ async fn focused_by_walk(
         read_text: false,
         ..SnapshotOptions::default()
     };
-    let (nodes, _) = walk::walk(atspi, frame.clone(), placement, &options).await?;
-    nodes
+    let (nodes, truncated) = walk::walk(atspi, frame.clone(), placement, &options).await?;
+    let found = nodes
         .iter()
         .rev()
         .find(|n| n.states.contains(State::Focused))
         .map(|n| ObjRef::from_identity(&n.identity))
-        .transpose()
+        .transpose()?;
+    match (found, truncated) {
+        (None, Some(cut)) => Err(Error::new(
+            ErrorCode::Timeout,
+            format!(
+                "the focus search stopped at its limit ({:?}, {} elements not read) without finding the focused element",
+                cut.reason, cut.omitted
+            ),
+        )),
+        (found, _) => Ok(found),
+    }
 }
 
 /// One element: role, states, name and description, in parallel.
