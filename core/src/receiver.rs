@@ -71,6 +71,19 @@ impl Probe {
         }
     }
 
+    /// An open popup menu that takes the keys but that the tree does not show (Qt leaves its
+    /// popups out): a menu with no name and no readable items, `identity` naming it for messages
+    /// only. A letter, a space or Return there presses an item nobody can read, so the gate asks.
+    pub fn unreadable_menu(identity: String) -> Probe {
+        Probe {
+            path: vec![Node::new(
+                Role::Menu,
+                crate::element::ElementIdentity(identity),
+            )],
+            inner_labels: Vec::new(),
+        }
+    }
+
     /// True when the probe found nothing.
     pub fn is_empty(&self) -> bool {
         self.path.is_empty()

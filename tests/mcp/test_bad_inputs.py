@@ -89,10 +89,11 @@ MCP_ROWS = [
     ("click", {"app": "$W", "target": "@e3"}, "INVALID_TARGET"),
     ("click", {"app": "$W", "target": "Name\u0007entry"}, "INVALID_TARGET"),
     ("click", {"app": "$W", "target": "Name\nentry"}, "INVALID_TARGET"),
-    # Bidi overrides: the gate sees through them; reversed text names nothing.
+    # Bidi overrides: the gate sees through them, and reads a reversed run as it is displayed.
     ("click", {"app": "$W", "target": "\u202eDelete"}, "DANGEROUS_ACTION_NEEDS_CONFIRMATION"),
     ("click", {"app": "$W", "target": "De\u200blete"}, "DANGEROUS_ACTION_NEEDS_CONFIRMATION"),
-    ("click", {"app": "$W", "target": BIDI}, "ELEMENT_NOT_FOUND"),
+    # Displayed, the reversed run reads "Delete": the gate judges what a person sees (issue 39).
+    ("click", {"app": "$W", "target": BIDI}, "DANGEROUS_ACTION_NEEDS_CONFIRMATION"),
     ("click", {"app": "$W", "target": "Delete"}, "DANGEROUS_ACTION_NEEDS_CONFIRMATION"),
     ("click", {"app": "$W", "steps": ["Remember me", "Delete"]}, "DANGEROUS_ACTION_NEEDS_CONFIRMATION"),
     ("click", {"app": "$W", "steps": ["Remember me"] * 11}, "INVALID_ARGUMENT"),

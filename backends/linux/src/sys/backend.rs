@@ -173,6 +173,35 @@ impl Default for LinuxBackend {
 }
 
 impl LinuxBackend {
+    /// The focused element as the accessibility tree shows it (the app's last focus event, else
+    /// a search of its showing top-levels and the window).
+    async fn focused_in_tree(&self, window: &WindowId) -> Result<Probe> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        if let Some(probe) = c.remembered_focus(window, &entry).await? {
+            return Ok(probe);
+        }
+        let known = c.walked(window).map(|w| w.grid);
+        let holds_grid = match known {
+            Some(holds) => holds,
+            None => {
+                // A window not walked yet is walked once to find out; the walk names the
+                // focused element it saw as the candidate.
+                self.snapshot(window, &SnapshotOptions::default()).await?;
+                if let Some(probe) = c.remembered_focus(window, &entry).await? {
+                    return Ok(probe);
+                }
+                c.walked(window).is_none_or(|w| w.grid)
+            }
+        };
+        let search = if holds_grid {
+            probe::FocusSearch::Walk
+        } else {
+            probe::FocusSearch::Collection
+        };
+        probe::focused(&c.atspi, entry.frame()?, entry.placement(), search).await
+    }
+
     /// A backend that has not connected to anything yet.
     pub fn new() -> LinuxBackend {
         LinuxBackend {
@@ -1221,30 +1250,23 @@ impl Backend for LinuxBackend {
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
-        let c = self.connected().await?;
-        let entry = c.live_entry(window).await?;
-        if let Some(probe) = c.remembered_focus(window, &entry).await? {
+        let probe = self.focused_in_tree(window).await?;
+        if probe.in_menu() {
             return Ok(probe);
         }
-        let known = c.walked(window).map(|w| w.grid);
-        let holds_grid = match known {
-            Some(holds) => holds,
-            None => {
-                // A window not walked yet is walked once to find out; the walk names the
-                // focused element it saw as the candidate.
-                self.snapshot(window, &SnapshotOptions::default()).await?;
-                if let Some(probe) = c.remembered_focus(window, &entry).await? {
-                    return Ok(probe);
-                }
-                c.walked(window).is_none_or(|w| w.grid)
+        // A popup menu the tree does not show (Qt's) takes the keys while it is open.
+        let c = self.connected().await?;
+        if let (InputPath::X11(x), Some(xid)) = (&c.input, c.live_entry(window).await?.xid) {
+            let x = x.clone();
+            if let Some(menu) = blocking(move || x.open_menu_of(xid)).await? {
+                tracing::debug!(
+                    menu = format_args!("0x{menu:x}"),
+                    "an open popup menu outside the tree takes the keys"
+                );
+                return Ok(Probe::unreadable_menu(format!("x11-popup:{menu}")));
             }
-        };
-        let search = if holds_grid {
-            probe::FocusSearch::Walk
-        } else {
-            probe::FocusSearch::Collection
-        };
-        probe::focused(&c.atspi, entry.frame()?, entry.placement(), search).await
+        }
+        Ok(probe)
     }
 
     async fn check_coordinates(&self, window: &WindowId) -> Result<()> {

@@ -43,6 +43,9 @@ struct Atoms {
     change_state: Atom,
     max_vert: Atom,
     max_horz: Atom,
+    window_type: Atom,
+    type_popup_menu: Atom,
+    type_dropdown_menu: Atom,
 }
 
 /// A connection to one X display.
@@ -137,6 +140,9 @@ impl X11 {
             change_state: intern(b"WM_CHANGE_STATE")?,
             max_vert: intern(b"_NET_WM_STATE_MAXIMIZED_VERT")?,
             max_horz: intern(b"_NET_WM_STATE_MAXIMIZED_HORZ")?,
+            window_type: intern(b"_NET_WM_WINDOW_TYPE")?,
+            type_popup_menu: intern(b"_NET_WM_WINDOW_TYPE_POPUP_MENU")?,
+            type_dropdown_menu: intern(b"_NET_WM_WINDOW_TYPE_DROPDOWN_MENU")?,
         };
         Ok(X11 {
             conn,
@@ -607,6 +613,53 @@ impl X11 {
                     .is_some()
             {
                 return Ok(Some(above));
+            }
+        }
+        Ok(None)
+    }
+
+    /// An open popup menu of `id`'s application: a viewable override-redirect window of the same
+    /// X client typed `_NET_WM_WINDOW_TYPE_POPUP_MENU` or `_DROPDOWN_MENU`. Such a menu grabs the
+    /// keyboard, and Qt leaves popups out of its accessibility tree altogether, so while one is
+    /// open the keys go to a menu the tree cannot show. (Tooltips, also override-redirect
+    /// windows of the app, are typed otherwise and take no keys.)
+    pub(crate) fn open_menu_of(&self, id: Window) -> Result<Option<Window>> {
+        let mask = self.conn.setup().resource_id_mask;
+        let client = |w: Window| w & !mask;
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(|e| x_err("query_tree", e))?
+            .reply()
+            .map_err(|e| x_err("query_tree", e))?;
+        let mine: Vec<Window> = tree
+            .children
+            .iter()
+            .rev()
+            .copied()
+            .filter(|w| client(*w) == client(id) && *w != id)
+            .collect();
+        let attributes: Vec<_> = mine
+            .iter()
+            .map(|w| self.conn.get_window_attributes(*w).ok())
+            .collect();
+        for (w, cookie) in mine.iter().zip(attributes) {
+            let open = cookie
+                .and_then(|c| c.reply().ok())
+                .is_some_and(|a| a.map_state == MapState::VIEWABLE && a.override_redirect);
+            if !open {
+                continue;
+            }
+            let types = longs_of(
+                self.conn
+                    .get_property(false, *w, self.atoms.window_type, AtomEnum::ATOM, 0, 16)
+                    .ok(),
+            );
+            if types
+                .iter()
+                .any(|t| *t == self.atoms.type_popup_menu || *t == self.atoms.type_dropdown_menu)
+            {
+                return Ok(Some(*w));
             }
         }
         Ok(None)
