@@ -417,6 +417,21 @@ pub trait Backend: Send + Sync {
             "this backend cannot tell which element has focus",
         ))
     }
+
+    /// The ancestors of `element` in `window`, outermost first, from the window's own element
+    /// down to the element's parent, each read alone (no children). The safety gate asks it
+    /// for the dialog a button answers, without reading the whole window; `NOT_SUPPORTED` makes
+    /// it read the window instead.
+    async fn ancestors(
+        &self,
+        _window: &WindowId,
+        _element: &ElementIdentity,
+    ) -> Result<Vec<crate::element::Node>> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend cannot list an element's ancestors",
+        ))
+    }
 }
 
 /// A subscription to one window's change events ([`Backend::watch`]), alive until dropped.

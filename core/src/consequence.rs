@@ -261,9 +261,17 @@ pub fn speaks_for_dialog(node: &Node, shown: &str) -> bool {
 }
 
 /// A dialog-like container: a dialog or alert, or a modal window.
-fn is_dialog(node: &Node) -> bool {
+pub fn is_dialog(node: &Node) -> bool {
     matches!(node.role, Role::Dialog | Role::Alert)
         || (node.role == Role::Window && node.states.contains(State::Modal))
+}
+
+/// A named pane: where no dialog holds a button, the nearest of these is what it answers.
+/// Firefox shows a page's `confirm()` in a pane named "The page at … says:" (its role reads as a
+/// plain pane where the buttons' parents lead); a web page's own confirmation box is often a
+/// labelled region.
+pub fn is_named_pane(node: &Node) -> bool {
+    matches!(node.role, Role::Group | Role::Form) && !node.name.trim().is_empty()
 }
 
 /// The index of the element with `identity` in `snapshot`.
@@ -276,14 +284,22 @@ pub fn find(snapshot: &Snapshot, identity: &ElementIdentity) -> Option<usize> {
 pub fn dialog_of(snapshot: &Snapshot, index: Option<usize>) -> Option<usize> {
     let root_is_dialog = snapshot.nodes.first().is_some_and(is_dialog);
     let mut at = index.and_then(|i| snapshot.nodes.get(i)?.parent);
+    let mut pane = None;
     while let Some(i) = at {
         let node = snapshot.nodes.get(i as usize)?;
         if is_dialog(node) {
             return Some(i as usize);
         }
+        if pane.is_none() && is_named_pane(node) {
+            pane = Some(i as usize);
+        }
         at = node.parent;
     }
-    root_is_dialog.then_some(0)
+    if root_is_dialog {
+        Some(0)
+    } else {
+        pane
+    }
 }
 
 /// Indexes of `root`'s subtree, in pre-order, with whether each sits inside an interactive
@@ -306,6 +322,13 @@ fn shows(node: &Node) -> bool {
     !node.states.contains(State::Offscreen) && node.bounds.is_none_or(|b| !b.is_empty())
 }
 
+/// On screen for certain: not offscreen, and placed with a size. Firefox's prompt keeps its
+/// unused login fields and check box in the dialog, without a place; they are not controls a
+/// person sees.
+fn placed(node: &Node) -> bool {
+    !node.states.contains(State::Offscreen) && node.bounds.is_some_and(|b| !b.is_empty())
+}
+
 /// What a person reads as the question of dialog `dialog`: its headings, and, in a message box,
 /// its title (name) and message texts. Texts inside controls (a check box's label) are not the
 /// question.
@@ -321,7 +344,7 @@ pub fn question_of(snapshot: &Snapshot, dialog: usize) -> Vec<String> {
                 && *i != dialog
                 && snapshot.nodes[*i].role.is_interactive()
                 && !is_push_button(snapshot.nodes[*i].role)
-                && shows(&snapshot.nodes[*i])
+                && placed(&snapshot.nodes[*i])
         })
         .count();
     let message_box = root.role == Role::Alert || controls <= MESSAGE_BOX_CONTROLS;
@@ -334,7 +357,10 @@ pub fn question_of(snapshot: &Snapshot, dialog: usize) -> Vec<String> {
     };
     for (i, inside) in members {
         let node = &snapshot.nodes[i];
-        if inside || i == dialog || !shows(node) {
+        // A text with a place of its own is read even when marked offscreen: a dialog read
+        // apart from its window is placed against itself, and its message is its message.
+        let readable = node.bounds.is_some_and(|b| !b.is_empty()) || shows(node);
+        if inside || i == dialog || !readable {
             continue;
         }
         let read = match node.role {
@@ -464,9 +490,22 @@ mod tests {
     #[test]
     fn a_form_of_many_controls_asks_no_question() {
         let s = parse(
-            "dialog \"Format Cells\"\n  check_box \"Delete history on exit\"\n  check_box \"Send reports\"\n  text_input \"Home page\"\n  combo_box \"Theme\"\n  label \"Remove old files after\"\n  heading \"Numbers\"\n  button \"OK\"\n",
+            "dialog \"Format Cells\"\n  check_box \"Delete history on exit\" @0,0 10x10\n  check_box \"Send reports\" @0,20 10x10\n  text_input \"Home page\" @0,40 10x10\n  combo_box \"Theme\" @0,60 10x10\n  label \"Remove old files after\"\n  heading \"Numbers\"\n  button \"OK\"\n",
         );
         assert_eq!(question_of(&s, 0), vec!["Numbers"]);
+    }
+
+    /// Firefox's prompt for a page's `confirm()` keeps its unused login fields and check box in
+    /// the dialog, unplaced: they made it a form, so its question went unread and OK passed.
+    #[test]
+    fn regression_unplaced_controls_do_not_make_a_message_box_a_form() {
+        let s = parse(
+            "window \"Shop\"\n  dialog \"The page at file:// says:\" @0,0 300x100\n    text_input \"\"\n    password_input \"\"\n    check_box \"\" [offscreen]\n    text_input \"\"\n    label \"Place this order now?\" @10,10 200x20\n    button \"Cancel\" @10,60 80x30\n    button \"OK\" @100,60 80x30\n",
+        );
+        assert_eq!(
+            question_of(&s, 1),
+            vec!["The page at file:// says:", "Place this order now?"]
+        );
     }
 
     #[test]
@@ -491,6 +530,23 @@ mod tests {
             None,
             "the page's own OK is in no dialog"
         );
+    }
+
+    /// Firefox's prompt for a page's `confirm()`: its buttons' parents lead up through a pane
+    /// named "The page at … says:", not a dialog; OK passed.
+    #[test]
+    fn regression_firefox_prompt_is_a_named_pane() {
+        let s = parse(
+            "window \"Shop\"\n  group\n    scroll_pane\n      group\n        group \"The page at file:// says:\" @0,0 300x100\n          label \"Place this order now?\" @10,10 200x20\n          button \"Cancel\" @10,60 80x30\n          button \"OK\" @100,60 80x30\n",
+        );
+        let ok = index(&s, "OK");
+        let pane = dialog_of(&s, Some(ok));
+        assert_eq!(pane, Some(index(&s, "The page at file:// says:")));
+        let probe = Probe::from_node(&s, ok);
+        assert!(matches!(
+            judge(&Gate::default(), &probe, Some(&s)),
+            Verdict::Answers { .. }
+        ));
     }
 
     #[test]
@@ -744,6 +800,12 @@ mod tests {
         ("en", r#"button """#, true, "nothing names it: unknown"),
         ("en", r#"link """#, true, "nothing names it: unknown"),
         ("en", r#"menu "Pay now""#, true, "a menu role that acts"),
+        (
+            "en",
+            "menu\n    label \"Pay now\"",
+            true,
+            "a menu role that acts, its text inside",
+        ),
         (
             "en",
             "button \"\u{202E}eteleD\u{202C}\"",

@@ -59,6 +59,13 @@ impl Probe {
             }
         }
         let mut element = root.clone();
+        holds_items(
+            &mut element,
+            root.children
+                .iter()
+                .filter_map(|c| subtree.nodes.get(*c as usize))
+                .map(|c| c.role),
+        );
         // The children were read; a probe keeps only how many there are.
         element.omitted_children = element
             .omitted_children
@@ -187,16 +194,33 @@ impl Probe {
 }
 
 /// An element whose activation only shows a menu's items: a menu (menu bar entry, submenu) that
-/// the platform says opens one (it has a popup, items, or is expandable). An element with the
-/// role menu that does none of this acts like any control (a web `<div role="menu"
-/// onclick=…>`), and is judged like one.
+/// the platform says opens one (it has a popup, or is expandable; [`holds_items`] marks a menu
+/// whose children are items). An element with the role menu that does none of this acts like any
+/// control (a web `<div role="menu" onclick=…>Pay now</div>`, whose one child is its text), and
+/// is judged like one.
 pub fn opens_menu_only(node: &Node) -> bool {
     node.role == Role::Menu
         && (node.states.contains(State::HasPopup)
             || node.states.contains(State::Expanded)
-            || node.states.contains(State::Collapsed)
-            || !node.children.is_empty()
-            || node.omitted_children > 0)
+            || node.states.contains(State::Collapsed))
+}
+
+/// A menu whose children include items opens them: it is marked as having a popup, for
+/// [`opens_menu_only`], where the element is read apart from its children (a live probe).
+pub fn holds_items(node: &mut Node, child_roles: impl IntoIterator<Item = Role>) {
+    let items = child_roles.into_iter().any(|r| {
+        matches!(
+            r,
+            Role::MenuItem
+                | Role::CheckMenuItem
+                | Role::RadioMenuItem
+                | Role::Menu
+                | Role::Separator
+        )
+    });
+    if node.role == Role::Menu && items {
+        node.states.insert(State::HasPopup);
+    }
 }
 
 /// Elements whose activation does something that may not be undone by doing it again:
@@ -265,6 +289,10 @@ mod tests {
         assert!(probe_of("menu \"Format\" [has_popup]\n").only_opens_a_menu());
         assert!(probe_of("menu \"Format\"\n  menu_item \"Bold\"\n").only_opens_a_menu());
         assert!(!probe_of("menu \"Pay now\"\n").only_opens_a_menu());
+        assert!(
+            !probe_of("menu\n  label \"Pay now\"\n").only_opens_a_menu(),
+            "its one child is its text"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc lo-writer zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+#       firefox firefox-page:FILE firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -55,6 +55,10 @@ for a in "${APPS[@]}"; do case $a in
               rm -f "$STATE/ffprof/lock" "$STATE/ffprof/.parentlock"  # left by a killed Firefox
               run firefox firefox-esr --no-remote --new-instance --profile "$STATE/ffprof" \
                 "file://$STATE/web/fixture.html" ;;
+  firefox-page:*)  # any tests/fixtures page, in a profile of its own
+              prof="$STATE/ffprof-${a#firefox-page:}"; mkdir -p "$prof"; cp "$FIX/firefox-user.js" "$prof/user.js"
+              cp "$FIX/${a#firefox-page:}" "$STATE/web/"; rm -f "$prof/lock" "$prof/.parentlock"
+              run "$a" firefox-esr --no-remote --new-instance --profile "$prof" "file://$STATE/web/${a#firefox-page:}" ;;
   firefox-todo)  # the todo app active, the controls page in a background tab
               mkdir -p "$STATE/ffprof-todo"; cp "$FIX/firefox-user.js" "$STATE/ffprof-todo/user.js"
               cp "$FIX/todo.html" "$FIX/controls.html" "$STATE/web/"

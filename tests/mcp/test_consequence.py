@@ -3,6 +3,7 @@
 Return (Yes has focus), it is refused without confirmation and zenity is still running; "No"
 passes; confirmed, "Yes" answers, which zenity's exit status says independently (0 = yes)."""
 import os
+import re
 import subprocess
 
 import pytest
@@ -185,3 +186,82 @@ async def test_regression_a_qt_icon_button_nothing_names_needs_confirmation(serv
         await poll(lambda: _true(pressed(marker)), "a confirmed click on the trash icon", timeout=10)
     finally:
         proc.kill()
+
+
+@pytest.mark.parametrize("browser", ["chromium", "firefox"])
+async def test_regression_web_markup_where_the_word_is_elsewhere(server_env, apps, browser):
+    """A web page's own confirm("Place this order now?") answered by OK, an icon-only button with
+    no accessible name, and a div with role menu that pays: each refused without confirmation in
+    both browsers, and done with it (the page's own counters, read from its text)."""
+    pid = apps.launch(f"{browser}-page:gate_web.html")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
+        w = await window_of(client, pid, timeout=60)
+        wid = w["id"]
+
+        async def page(**kw):
+            state = await observe(client, wid, points=True, **kw)
+            return state if "orders:" in state["outline"] and '"Continue"' in state["outline"] else None
+
+        seen = {}
+
+        async def counts():
+            async def read():
+                state = await observe(client, wid)
+                seen["outline"] = state["outline"]
+                return re.search(r"orders: (\d+), trashed: (\d+), paid: (\d+)", state["outline"])
+            try:
+                m = await poll(read, "the shop page's counters", timeout=30, every=0.3)
+            except AssertionError as e:
+                raise AssertionError(f"{e}:\n{seen.get('outline')}") from None
+            return tuple(int(g) for g in m.groups())
+
+        await poll(page, "the shop page", timeout=60, every=0.3)
+        assert await counts() == (0, 0, 0), browser
+        state = await observe(client, wid, points=True, all=True)
+        icon = next(re.match(r"\s*(e\d+) button @(\d+),(\d+)", line) for line in state["outline"].splitlines()
+                    if re.match(r"\s*e\d+ button @", line))
+        pay = re.search(r'(?:label "Pay now"|menu) @(\d+),(\d+)', state["outline"])
+        assert pay, state["outline"]
+        for what, actions, says in (
+            ("the unnamed icon button", [{"type": "click", "element_id": icon.group(1)}], "unnamed"),
+            ("the icon button by its point", [{"type": "click", "x": int(icon.group(2)), "y": int(icon.group(3))}], "unnamed"),
+            ("the menu that pays", [{"type": "click", "x": int(pay.group(1)), "y": int(pay.group(2))}], ""),
+        ):
+            state = await observe(client, wid, points=True, all=True)
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"], "actions": actions})
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (browser, what, res)
+            assert says in res["error"]["message"], (browser, what, res)
+            assert await counts() == (0, 0, 0), (browser, what, "something was pressed without confirmation")
+
+        # The page's own confirm(): Continue opens it, its OK answers "Place this order now?".
+        state = await poll(page, "the shop page", timeout=30, every=0.3)
+        cont, _ = element(state["outline"], "button", "Continue")
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": cont}]})
+        assert not err, res
+
+        async def ok_button():
+            state = await observe(client, wid, points=True)
+            try:
+                return state, element(state["outline"], "button", "OK")
+            except AssertionError:
+                return None
+        for by in ("id", "point", "Return"):
+            state, (ok, (x, y)) = await poll(ok_button, f"{browser}'s confirm dialog", timeout=15, every=0.2)
+            action = {"id": {"type": "click", "element_id": ok}, "point": {"type": "click", "x": x, "y": y},
+                      "Return": {"type": "key", "keys": "Return"}}[by]
+            err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                         "actions": [action]})
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (browser, by, res)
+            assert "answers the dialog" in res["error"]["message"] and "order" in res["error"]["message"], res
+        # Confirmed, Return on the focused OK answers it (Chromium's dialog ignores an accessible
+        # press of OK; the keyboard works in both browsers).
+        state, _ = await poll(ok_button, f"{browser}'s confirm dialog still open", timeout=15, every=0.2)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "confirm_dangerous": True,
+                                                     "actions": [{"type": "key", "keys": "Return"}]})
+        assert not err, res
+
+        async def ordered():
+            return await counts() == (1, 0, 0)
+        await poll(ordered, f"{browser}: the confirmed OK placing the order", timeout=15, every=0.3)

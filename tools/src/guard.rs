@@ -632,7 +632,14 @@ impl<'s> Sender<'s> {
             .and_then(|n| consequence::find(&snapshot, &n.identity));
         for i in consequence::return_lands(&snapshot, at) {
             let probe = Probe::from_node(&snapshot, i);
-            let verdict = consequence::judge(&self.svc.gate, &probe, Some(&snapshot));
+            let read = match probe.receiver() {
+                Some(r) if consequence::needs_window(&probe) => {
+                    Some(self.question_read(snapshot.clone(), &r.identity).await)
+                }
+                _ => None,
+            };
+            let verdict =
+                consequence::judge(&self.svc.gate, &probe, read.as_ref().or(Some(&snapshot)));
             if verdict != consequence::Verdict::Allowed {
                 let context = format!("Return lands on {:?}", probe.shown_name());
                 self.block_verdict(verdict, &probe, None, Some(context))
@@ -640,6 +647,77 @@ impl<'s> Sender<'s> {
             }
         }
         Ok(())
+    }
+
+    /// The dialog `receiver` sits in, read with its texts, found from the receiver's ancestors
+    /// (cheap: no read of the whole window); `None` when the backend cannot list ancestors,
+    /// none of them is a dialog, or the dialog cannot be read (the caller reads the window).
+    async fn dialog_of(&self, receiver: &ElementIdentity) -> Option<cu_core::element::Snapshot> {
+        let chain = self
+            .svc
+            .backend
+            .ancestors(&self.window, receiver)
+            .await
+            .ok()?;
+        // No dialog among the ancestors is not proof of none: Firefox lists its prompt as a
+        // dialog child of the window while the prompt's buttons lead up through the tab's panes.
+        // The caller then reads the window.
+        let dialog = chain
+            .iter()
+            .rev()
+            .find(|n| consequence::is_dialog(n))
+            .or_else(|| {
+                chain
+                    .iter()
+                    .skip(1)
+                    .rev()
+                    .find(|n| consequence::is_named_pane(n))
+            })?;
+        let options = SnapshotOptions {
+            subtree: Some(dialog.identity.clone()),
+            max_depth: None,
+            max_nodes: 400,
+            time_budget_ms: 1000,
+            read_text: true,
+            read_cells: false,
+            reuse: false,
+        };
+        let read = self
+            .svc
+            .backend
+            .snapshot(&self.window, &options)
+            .await
+            .ok()?;
+        consequence::find(&read, receiver).map(|_| read)
+    }
+
+    /// The dialog `receiver` answers, read again with its texts (the window is read without
+    /// them, and Firefox's labels carry their text only there); the window itself when the
+    /// receiver sits in no dialog or the dialog cannot be read.
+    async fn question_read(
+        &self,
+        window: cu_core::element::Snapshot,
+        receiver: &ElementIdentity,
+    ) -> cu_core::element::Snapshot {
+        let Some(dialog) = consequence::dialog_of(&window, consequence::find(&window, receiver))
+            .and_then(|d| window.nodes.get(d))
+        else {
+            return window;
+        };
+        let options = SnapshotOptions {
+            subtree: Some(dialog.identity.clone()),
+            max_depth: None,
+            max_nodes: 400,
+            time_budget_ms: 1000,
+            read_text: true,
+            read_cells: false,
+            reuse: false,
+        };
+        let read = self.svc.backend.snapshot(&self.window, &options).await;
+        match read {
+            Ok(read) if consequence::find(&read, receiver).is_some() => read,
+            _ => window,
+        }
     }
 
     /// The window as it is now, to judge controls anywhere in it; `None` when it could not be
@@ -690,16 +768,28 @@ impl<'s> Sender<'s> {
     /// Judges what a probe found ([`consequence::judge`]): its labels, an unnamed control that
     /// acts, and for a button that answers its dialog, the dialog's question (read now).
     async fn judge(&mut self, probe: &Probe, point: Option<Point>) -> Result<Verdict> {
-        let window = if consequence::needs_window(probe) {
-            let what = format!("the dialog {:?} answers", probe.shown_name());
-            match self.window_now(&what).await? {
-                Some(w) => Some(w),
-                None => return Ok(Verdict::Go),
+        let window = match probe.receiver() {
+            Some(receiver) if consequence::needs_window(probe) => {
+                match self.dialog_of(&receiver.identity).await {
+                    Some(dialog) => Some(dialog),
+                    None => {
+                        let what = format!("the dialog {:?} answers", probe.shown_name());
+                        match self.window_now(&what).await? {
+                            Some(w) => Some(self.question_read(w, &receiver.identity).await),
+                            None => return Ok(Verdict::Go),
+                        }
+                    }
+                }
             }
-        } else {
-            None
+            _ => None,
         };
         let verdict = consequence::judge(&self.svc.gate, probe, window.as_ref());
+        tracing::debug!(
+            receiver = ?probe.receiver().map(|n| (n.role, &n.name)),
+            dialog_read = window.as_ref().map(|w| w.nodes.len()),
+            ?verdict,
+            "judged"
+        );
         self.block_verdict(verdict, probe, point, None).await
     }
 

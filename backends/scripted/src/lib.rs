@@ -618,6 +618,14 @@ impl ScriptedWindow {
             .iter()
             .map(|i| {
                 let mut n = self.nodes[*i].clone();
+                cu_core::receiver::holds_items(
+                    &mut n,
+                    self.nodes[*i]
+                        .children
+                        .iter()
+                        .filter_map(|c| self.nodes.get(*c as usize))
+                        .map(|c| c.role),
+                );
                 n.omitted_children = u32::try_from(n.children.len()).unwrap_or(u32::MAX);
                 n.children.clear();
                 n.parent = None;
@@ -975,6 +983,29 @@ impl Backend for Scripted {
             Some(f) => win.probe(&[f]),
             None => Probe::nothing(),
         })
+    }
+
+    async fn ancestors(&self, window: &WindowId, element: &ElementIdentity) -> Result<Vec<Node>> {
+        let (owner, index) = index_of(element)?;
+        if &owner != window {
+            return Err(Error::new(ErrorCode::ElementNotFound, "not in this window"));
+        }
+        let mut w = self.world();
+        let win = w.window(window)?;
+        let mut out = Vec::new();
+        let mut at = win.nodes.get(index).and_then(|n| n.parent);
+        while let Some(i) = at {
+            let Some(node) = win.nodes.get(i as usize) else {
+                break;
+            };
+            let mut alone = node.clone();
+            alone.children.clear();
+            alone.parent = None;
+            out.push(alone);
+            at = node.parent;
+        }
+        out.reverse();
+        Ok(out)
     }
 }
 

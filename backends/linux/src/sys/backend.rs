@@ -1269,6 +1269,17 @@ impl Backend for LinuxBackend {
         Ok(probe)
     }
 
+    async fn ancestors(
+        &self,
+        window: &WindowId,
+        element: &cu_core::element::ElementIdentity,
+    ) -> Result<Vec<cu_core::element::Node>> {
+        let c = self.connected().await?;
+        let entry = c.live_entry(window).await?;
+        let obj = ObjRef::from_identity(element)?;
+        probe::ancestors(&c.atspi, entry.frame()?, &obj, entry.placement()).await
+    }
+
     async fn check_coordinates(&self, window: &WindowId) -> Result<()> {
         let c = self.connected().await?;
         match &c.input {

@@ -81,6 +81,7 @@ pub(crate) async fn element_at(
         }
         chain.push(next);
     }
+    fill_ancestors(atspi, &mut chain).await;
     let nodes = futures_util::future::join_all(chain.iter().map(|o| read(atspi, o, placement)))
         .await
         .into_iter()
@@ -99,6 +100,33 @@ pub(crate) async fn element_at(
         }
     }
     Ok(probe)
+}
+
+/// Puts back the ancestors a hit test skipped between the deepest element and the chain above it:
+/// Chromium answers `GetAccessibleAtPoint` with the deepest element at once (an icon inside a
+/// button), and the button that receives the click must be in the path for the gate to judge it.
+/// One parent call where the toolkit answered level by level (its parent is already there).
+async fn fill_ancestors(atspi: &Atspi, chain: &mut Vec<ObjRef>) {
+    let Some(last) = chain.last().cloned() else {
+        return;
+    };
+    let mut skipped = Vec::new();
+    let mut at = last;
+    while chain.len() + skipped.len() < MAX_DEPTH {
+        let Some(parent) = atspi.parent(&at).await else {
+            return;
+        };
+        if chain.contains(&parent) {
+            let at_index = chain.len() - 1;
+            chain.splice(at_index..at_index, skipped.into_iter().rev());
+            return;
+        }
+        if parent.bus != at.bus || skipped.contains(&parent) {
+            return;
+        }
+        skipped.push(parent.clone());
+        at = parent;
+    }
 }
 
 /// The showing child of `parent` whose extents contain the point (`(x, y, coord)`, each child
@@ -389,6 +417,32 @@ async fn focused_by_walk(
     }
 }
 
+/// The ancestors of `obj` up to `frame` (included), outermost first, each read alone.
+pub(crate) async fn ancestors(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    obj: &ObjRef,
+    placement: Placement,
+) -> Result<Vec<Node>> {
+    let mut chain: Vec<ObjRef> = Vec::new();
+    let mut at = obj.clone();
+    while chain.len() < MAX_DEPTH && &at != frame {
+        let Some(parent) = atspi.parent(&at).await else {
+            break;
+        };
+        if parent.bus != obj.bus || chain.contains(&parent) {
+            break;
+        }
+        chain.push(parent.clone());
+        at = parent;
+    }
+    chain.reverse();
+    futures_util::future::join_all(chain.iter().map(|o| read(atspi, o, placement)))
+        .await
+        .into_iter()
+        .collect()
+}
+
 /// One element: role, states, name and description, in parallel.
 async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node> {
     let (role, states, name, description, extents, child_count) = tokio::join!(
@@ -409,12 +463,22 @@ async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node>
         .filter(|d| !d.is_empty());
     node.states = translate::states(states, placement.toolkit);
     node.bounds = extents.ok().and_then(|e| placement.bounds(e));
-    // A probe reads no children; how many there are tells a menu that opens from one that acts.
+    // A probe reads no children, only how many there are; a menu's say whether it opens items
+    // (a menu bar's "File") or acts itself (a web page's role=menu with only its text).
     node.omitted_children = child_count
         .ok()
         .and_then(|v| i32::try_from(v).ok())
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0);
+    if role == cu_core::role::Role::Menu && node.omitted_children > 0 {
+        let kids = atspi.children(obj).await.unwrap_or_default();
+        let roles = futures_util::future::join_all(kids.iter().take(8).map(|k| async move {
+            let (r, s) = tokio::join!(atspi.role(k), atspi.states(k));
+            Some(translate::role(r.ok()?, s.ok()?))
+        }))
+        .await;
+        cu_core::receiver::holds_items(&mut node, roles.into_iter().flatten());
+    }
     Ok(node)
 }
 
