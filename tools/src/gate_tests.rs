@@ -694,5 +694,44 @@ mod property {
                 Ok(())
             })?;
         }
+
+        /// Issue 39, by consequence: in a question "Delete the file…?" whose default is "Yes",
+        /// with a check box that hands Return to it, an icon button nothing names and a menu
+        /// that pays, nothing destructive by consequence is activated without confirmation, and
+        /// a call refused before sending anything leaves its state usable.
+        #[test]
+        fn nothing_destructive_by_consequence_without_confirmation(
+            steps in prop::collection::vec(any_step(9), 1..=6),
+            max_elements in prop::option::of(1usize..10),
+        ) {
+            let lab = Lab::with_window(QUESTION, Point::new(100, 100));
+            block_on(async {
+                let (state, _) = lab.observe(max_elements).await;
+                let outcome = lab.act(&state, steps.clone(), false).await;
+                let pressed = lab.backend.presses();
+                prop_assert!(
+                    !pressed.iter().any(|p| ["_Yes", "", "Pay now"].contains(&p.as_str())),
+                    "pressed {pressed:?} with {steps:?} -> {outcome:?}"
+                );
+                if outcome.is_err() && lab.backend.inputs().is_empty() {
+                    prop_assert!(lab.usable(&state), "refused {steps:?} used up its state: {outcome:?}");
+                }
+                Ok(())
+            })?;
+        }
     }
 }
+
+/// The consequence world of the second property: a question whose default "Yes" deletes.
+const QUESTION: &str = r#"app: zenity
+title: Question
+---
+dialog "Question" @0,0 400x160
+  label "Delete the file report.txt permanently?" @10,10 380x20
+  check_box "Do not ask again" @10,40 200x20 [focused]
+  button @220,40 30x24
+    image @222,42 26x20
+  menu "Pay now" @260,40 80x24
+  button "_No" @110,110 90x30
+  button "_Yes" @210,110 90x30 [default]
+"#;
