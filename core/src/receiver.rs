@@ -146,8 +146,9 @@ impl Probe {
 
     /// The receiver acts when activated (a button, a link, a menu item) and nothing names it: no
     /// name, no label or icon name inside, no description. What it does is unknown, so the gate
-    /// asks. A check box, radio button or switch is not counted: it sets an option that the
-    /// same action sets back (a web to-do list's row check boxes have no name of their own).
+    /// asks. A check box, radio button, switch or toggle button is not counted: it sets an option
+    /// that the same action sets back (a web to-do list's row check boxes have no name of their
+    /// own; LibreOffice's combo boxes open with an unnamed toggle button).
     pub fn acts_unlabeled(&self) -> bool {
         self.receiver().is_some_and(|n| activates(n.role)) && self.labels().is_empty()
     }
@@ -229,7 +230,6 @@ pub fn activates(role: Role) -> bool {
     matches!(
         role,
         Role::Button
-            | Role::ToggleButton
             | Role::Link
             | Role::Menu
             | Role::MenuItem
