@@ -5,14 +5,12 @@
 //! refused without confirmation, leaves its state usable and presses nothing; with
 //! `confirm_dangerous` it goes through.
 
-use cu_backend_scripted::DESKTOP;
-use cu_core::element::DesktopInstance;
 use cu_core::geometry::Point;
 use cu_core::ErrorCode;
 
 use super::label::ClickRequest;
 use super::test_support::{block_on, on, step, Lab};
-use super::{ActionRequest, ActionResult, ActionSpec, StateRequest};
+use super::{ActionSpec, StateRequest};
 
 /// zenity --question: No, then Yes (the default), under the question.
 const ZENITY: &str = r#"app: zenity
@@ -56,50 +54,15 @@ fn lab(fixture: &str) -> Lab {
 }
 
 impl Lab {
+    /// Every element (`all`), the state and the outline.
     async fn state(&self) -> (String, String) {
-        let req = StateRequest {
+        self.observe_with(StateRequest {
             window_id: self.window.0.clone(),
             all: true,
             ..StateRequest::default()
-        };
-        match self.service.gui_state(&req).await {
-            Ok(s) => (s.state_id, s.outline),
-            Err(e) => panic!("gui_state: {}", e.message),
-        }
+        })
+        .await
     }
-
-    async fn run(
-        &self,
-        state: &str,
-        actions: Vec<ActionSpec>,
-        confirm: bool,
-    ) -> cu_core::Result<ActionResult> {
-        self.service
-            .gui_action(&ActionRequest {
-                window_id: self.window.0.clone(),
-                state_id: state.to_owned(),
-                actions,
-                confirm_dangerous: confirm,
-                ..Default::default()
-            })
-            .await
-    }
-
-    fn still_usable(&self, state: &str) -> bool {
-        self.service
-            .states
-            .load(state, &DesktopInstance(DESKTOP.into()))
-            .is_ok()
-    }
-}
-
-fn id_of(outline: &str, name: &str) -> String {
-    outline
-        .lines()
-        .find(|l| l.contains(&format!("\"{name}\"")))
-        .and_then(|l| l.split_whitespace().next())
-        .map(str::to_owned)
-        .unwrap_or_else(|| panic!("no {name:?} in\n{outline}"))
 }
 
 fn key(keys: &str) -> ActionSpec {
@@ -138,7 +101,7 @@ fn refused_then_confirmed(
     let lab = lab(fixture);
     block_on(async {
         let (state, outline) = lab.state().await;
-        let e = lab.run(&state, build(&outline), false).await.err();
+        let e = lab.act(&state, build(&outline), false).await.err();
         let e =
             e.unwrap_or_else(|| panic!("passed without confirmation: {:?}", lab.backend.presses()));
         assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation, "{e:?}");
@@ -149,12 +112,12 @@ fn refused_then_confirmed(
             lab.backend.presses()
         );
         let state = if before_any_input {
-            assert!(lab.still_usable(&state), "a refused call used up its state");
+            assert!(lab.usable(&state), "a refused call used up its state");
             state
         } else {
             lab.state().await.0
         };
-        let done = lab.run(&state, build(&outline), true).await;
+        let done = lab.act(&state, build(&outline), true).await;
         assert!(done.is_ok(), "{done:?}");
         assert!(
             lab.backend.presses().iter().any(|p| p.contains(pressed)),
@@ -168,7 +131,7 @@ fn refused_then_confirmed(
 fn regression_yes_under_delete_the_file_answers_a_delete() {
     refused_unless_confirmed(
         ZENITY,
-        |o| vec![on("click", &id_of(o, "_Yes"))],
+        |o| vec![on("click", &Lab::id(o, "_Yes"))],
         "Yes",
         "answers the dialog",
     );
@@ -183,7 +146,7 @@ fn the_no_of_a_delete_question_passes() {
     block_on(async {
         let (state, outline) = lab.state().await;
         let done = lab
-            .run(&state, vec![on("click", &id_of(&outline, "_No"))], false)
+            .act(&state, vec![on("click", &Lab::id(&outline, "_No"))], false)
             .await;
         assert!(done.is_ok(), "{done:?}");
         assert_eq!(lab.backend.presses(), vec!["_No".to_owned()]);
@@ -200,7 +163,7 @@ fn regression_return_on_a_check_box_presses_the_default_delete() {
     );
     refused_then_confirmed(
         QT_CONFIRM,
-        |o| vec![on("focus", &id_of(o, "Do not ask again")), key("Return")],
+        |o| vec![on("focus", &Lab::id(o, "Do not ask again")), key("Return")],
         "Delete",
         "Return lands on",
         false,
@@ -229,7 +192,7 @@ fn regression_an_element_with_the_role_menu_that_acts_is_judged() {
     refused_unless_confirmed(ICONS, |_| vec![at(20, 65)], "Pay now", "Pay");
     refused_unless_confirmed(
         ICONS,
-        |o| vec![on("click", &id_of(o, "Pay now"))],
+        |o| vec![on("click", &Lab::id(o, "Pay now"))],
         "Pay now",
         "Pay",
     );
@@ -242,7 +205,7 @@ fn regression_a_tooltip_that_mentions_format_blocks_nothing() {
         for name in ["Replace All", "Find Next"] {
             let (state, outline) = lab.state().await;
             let done = lab
-                .run(&state, vec![on("click", &id_of(&outline, name))], false)
+                .act(&state, vec![on("click", &Lab::id(&outline, name))], false)
                 .await;
             assert!(done.is_ok(), "{name}: {done:?}");
         }
@@ -293,7 +256,7 @@ fn regression_a_focus_search_cut_short_is_unknown_not_nothing() {
         let (state, _) = lab.state().await;
         lab.backend
             .fail_next(cu_backend_scripted::Call::Focused, ErrorCode::Timeout);
-        let e = lab.run(&state, vec![key("space")], false).await.err();
+        let e = lab.act(&state, vec![key("space")], false).await.err();
         assert_eq!(
             e.map(|e| e.code),
             Some(ErrorCode::DangerousActionNeedsConfirmation)
@@ -303,6 +266,6 @@ fn regression_a_focus_search_cut_short_is_unknown_not_nothing() {
             "{:?}",
             lab.backend.presses()
         );
-        assert!(lab.still_usable(&state));
+        assert!(lab.usable(&state));
     });
 }

@@ -7,8 +7,7 @@
 //! default button, and malformed keys that must not use up the state. The property test at the
 //! end throws random action sequences at a dialog with a blocked button.
 
-use cu_backend_scripted::{Call, Reaction, Scripted, DESKTOP};
-use cu_core::element::DesktopInstance;
+use cu_backend_scripted::{Call, Reaction, Scripted};
 use cu_core::geometry::Point;
 use cu_core::ErrorCode;
 
@@ -52,58 +51,6 @@ fn lab() -> Lab {
 }
 
 impl Lab {
-    /// `gui_state`, optionally limited; returns (state_id, outline).
-    async fn observe(&self, max_elements: Option<usize>) -> (String, String) {
-        self.observe_with(StateRequest {
-            window_id: self.window.0.clone(),
-            max_elements,
-            ..StateRequest::default()
-        })
-        .await
-    }
-
-    async fn observe_with(&self, req: StateRequest) -> (String, String) {
-        match self.service.gui_state(&req).await {
-            Ok(s) => (s.state_id, s.outline),
-            Err(e) => panic!("gui_state: {}", e.message),
-        }
-    }
-
-    /// The id of the outline line naming `name`.
-    fn id(outline: &str, name: &str) -> String {
-        outline
-            .lines()
-            .find(|l| l.contains(&format!("\"{name}\"")))
-            .and_then(|l| l.split_whitespace().next())
-            .map(str::to_owned)
-            .unwrap_or_else(|| panic!("no {name:?} in\n{outline}"))
-    }
-
-    async fn act(
-        &self,
-        state: &str,
-        actions: Vec<ActionSpec>,
-        confirm: bool,
-    ) -> cu_core::Result<super::ActionResult> {
-        self.service
-            .gui_action(&ActionRequest {
-                window_id: self.window.0.clone(),
-                state_id: state.to_owned(),
-                actions,
-                confirm_dangerous: confirm,
-                ..Default::default()
-            })
-            .await
-    }
-
-    /// The state can still be used (not consumed, not expired).
-    fn usable(&self, state: &str) -> bool {
-        self.service
-            .states
-            .load(state, &DesktopInstance(DESKTOP.into()))
-            .is_ok()
-    }
-
     /// The `result` of every audit line so far.
     fn audit_results(&self) -> Vec<String> {
         let text =

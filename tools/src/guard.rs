@@ -537,30 +537,13 @@ impl<'s> Sender<'s> {
         else {
             return Ok(());
         };
-        for (i, node) in snapshot.nodes.iter().enumerate() {
-            let showing = node.bounds.is_some_and(|b| !b.is_empty())
-                && !node.states.contains(State::Disabled)
-                && !node.states.contains(State::Offscreen);
-            if !showing || !node.role.is_interactive() || opens_menu_only(node) {
-                continue;
-            }
-            let probe = Probe::from_node(&snapshot, i);
-            // An unnamed control carries no access key: only what a letter can name is judged.
-            let verdict = match consequence::judge(&self.svc.gate, &probe, Some(&snapshot)) {
-                consequence::Verdict::Unlabeled { .. } => continue,
-                v => v,
-            };
-            if verdict != consequence::Verdict::Allowed {
-                let context = format!(
-                    "{what:?} may press {:?} (an access key)",
-                    probe.shown_name()
-                );
-                self.block_verdict(verdict, &probe, None, Some(context))
-                    .await?;
-                return Ok(());
-            }
-        }
-        Ok(())
+        let shown = |node: &cu_core::element::Node| {
+            node.bounds.is_some_and(|b| !b.is_empty())
+                && !node.states.contains(State::Offscreen)
+                && node.role.is_interactive()
+        };
+        self.judge_pressable(&snapshot, 0, &shown, what, "an access key")
+            .await
     }
 
     /// A letter in an open menu presses the item that carries it: judged against the items of the
@@ -596,29 +579,40 @@ impl<'s> Sender<'s> {
                     .await
             }
         };
-        for (i, node) in items.nodes.iter().enumerate() {
-            let usable = !node.states.contains(State::Disabled)
-                && (node.role.is_interactive() || node.role == cu_core::role::Role::Menu)
-                && i != 0;
-            if !usable || opens_menu_only(node) {
+        let item = |node: &cu_core::element::Node| {
+            node.role.is_interactive() || node.role == cu_core::role::Role::Menu
+        };
+        self.judge_pressable(&items, 1, &item, what, "an item of the open menu")
+            .await?;
+        self.judge_access_keys(what).await
+    }
+
+    /// Judges every enabled control of `snapshot` (from node `from` on) that `candidate` takes
+    /// and that a key can press: one that only opens a menu, or that nothing names (it carries
+    /// no letter), is left out. The first that needs confirmation goes to the policy.
+    async fn judge_pressable(
+        &mut self,
+        snapshot: &cu_core::element::Snapshot,
+        from: usize,
+        candidate: &dyn Fn(&cu_core::element::Node) -> bool,
+        what: &str,
+        how: &str,
+    ) -> Result<()> {
+        for (i, node) in snapshot.nodes.iter().enumerate().skip(from) {
+            if node.states.contains(State::Disabled) || !candidate(node) || opens_menu_only(node) {
                 continue;
             }
-            let probe = Probe::from_node(&items, i);
-            let verdict = match consequence::judge(&self.svc.gate, &probe, None) {
-                consequence::Verdict::Unlabeled { .. } => continue,
+            let probe = Probe::from_node(snapshot, i);
+            let verdict = match consequence::judge(&self.svc.gate, &probe, Some(snapshot)) {
+                consequence::Verdict::Unlabeled { .. } | consequence::Verdict::Allowed => continue,
                 v => v,
             };
-            if verdict != consequence::Verdict::Allowed {
-                let context = format!(
-                    "{what:?} may press {:?} (an item of the open menu)",
-                    probe.shown_name()
-                );
-                self.block_verdict(verdict, &probe, None, Some(context))
-                    .await?;
-                return Ok(());
-            }
+            let context = format!("{what:?} may press {:?} ({how})", probe.shown_name());
+            self.block_verdict(verdict, &probe, None, Some(context))
+                .await?;
+            return Ok(());
         }
-        self.judge_access_keys(what).await
+        Ok(())
     }
 
     /// The buttons a Return lands on when the focused control does not keep it (the default

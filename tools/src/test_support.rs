@@ -6,7 +6,10 @@ use std::sync::Arc;
 use cu_backend_scripted::Scripted;
 use cu_core::config::Config;
 
-use super::{ActionSpec, Service};
+use cu_backend_scripted::DESKTOP;
+use cu_core::element::DesktopInstance;
+
+use super::{ActionRequest, ActionSpec, Service, StateRequest};
 
 /// A scripted desktop with one window and the service over it; the sessions directory lives
 /// as long as the lab.
@@ -36,6 +39,61 @@ impl Lab {
             window,
             _dir: dir,
         }
+    }
+}
+
+/// What the gate's tests do with a lab: observe, act, and check the state.
+impl Lab {
+    /// `gui_state`, optionally limited; returns (state_id, outline).
+    pub(crate) async fn observe(&self, max_elements: Option<usize>) -> (String, String) {
+        self.observe_with(StateRequest {
+            window_id: self.window.0.clone(),
+            max_elements,
+            ..StateRequest::default()
+        })
+        .await
+    }
+
+    pub(crate) async fn observe_with(&self, req: StateRequest) -> (String, String) {
+        match self.service.gui_state(&req).await {
+            Ok(s) => (s.state_id, s.outline),
+            Err(e) => panic!("gui_state: {}", e.message),
+        }
+    }
+
+    /// The id of the outline line naming `name`.
+    pub(crate) fn id(outline: &str, name: &str) -> String {
+        outline
+            .lines()
+            .find(|l| l.contains(&format!("\"{name}\"")))
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no {name:?} in\n{outline}"))
+    }
+
+    pub(crate) async fn act(
+        &self,
+        state: &str,
+        actions: Vec<ActionSpec>,
+        confirm: bool,
+    ) -> cu_core::Result<super::ActionResult> {
+        self.service
+            .gui_action(&ActionRequest {
+                window_id: self.window.0.clone(),
+                state_id: state.to_owned(),
+                actions,
+                confirm_dangerous: confirm,
+                ..Default::default()
+            })
+            .await
+    }
+
+    /// The state can still be used (not consumed, not expired).
+    pub(crate) fn usable(&self, state: &str) -> bool {
+        self.service
+            .states
+            .load(state, &DesktopInstance(DESKTOP.into()))
+            .is_ok()
     }
 }
 
