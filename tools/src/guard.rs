@@ -667,15 +667,7 @@ impl<'s> Sender<'s> {
                     .rev()
                     .find(|n| consequence::is_named_pane(n))
             })?;
-        let options = SnapshotOptions {
-            subtree: Some(dialog.identity.clone()),
-            max_depth: None,
-            max_nodes: 400,
-            time_budget_ms: 1000,
-            read_text: true,
-            read_cells: false,
-            reuse: false,
-        };
+        let options = question_options(&dialog.identity);
         let read = self
             .svc
             .backend
@@ -698,15 +690,7 @@ impl<'s> Sender<'s> {
         else {
             return window;
         };
-        let options = SnapshotOptions {
-            subtree: Some(dialog.identity.clone()),
-            max_depth: None,
-            max_nodes: 400,
-            time_budget_ms: 1000,
-            read_text: true,
-            read_cells: false,
-            reuse: false,
-        };
+        let options = question_options(&dialog.identity);
         let read = self.svc.backend.snapshot(&self.window, &options).await;
         match read {
             Ok(read) if consequence::find(&read, receiver).is_some() => read,
@@ -954,6 +938,19 @@ fn target_of(node: &cu_core::element::Node) -> Target {
         role: node.role,
         name: node.name.clone(),
         bounds: node.bounds,
+    }
+}
+
+/// How a dialog is read for its question: all of it, with its texts, bounded.
+fn question_options(dialog: &ElementIdentity) -> SnapshotOptions {
+    SnapshotOptions {
+        subtree: Some(dialog.clone()),
+        max_depth: None,
+        max_nodes: 400,
+        time_budget_ms: 1000,
+        read_text: true,
+        read_cells: false,
+        reuse: false,
     }
 }
 
