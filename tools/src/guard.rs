@@ -594,7 +594,7 @@ impl<'s> Sender<'s> {
         &mut self,
         snapshot: &cu_core::element::Snapshot,
         from: usize,
-        candidate: &dyn Fn(&cu_core::element::Node) -> bool,
+        candidate: &(dyn Fn(&cu_core::element::Node) -> bool + Sync),
         what: &str,
         how: &str,
     ) -> Result<()> {
@@ -644,19 +644,13 @@ impl<'s> Sender<'s> {
     }
 
     /// The dialog `receiver` sits in, read with its texts, found from the receiver's ancestors
-    /// (cheap: no read of the whole window); `None` when the backend cannot list ancestors,
-    /// none of them is a dialog, or the dialog cannot be read (the caller reads the window).
-    async fn dialog_of(&self, receiver: &ElementIdentity) -> Option<cu_core::element::Snapshot> {
-        let chain = self
-            .svc
-            .backend
-            .ancestors(&self.window, receiver)
-            .await
-            .ok()?;
-        // No dialog among the ancestors is not proof of none: Firefox lists its prompt as a
-        // dialog child of the window while the prompt's buttons lead up through the tab's panes.
-        // The caller then reads the window.
-        let dialog = chain
+    /// (cheap: no read of the whole window): the nearest dialog, else the nearest named pane
+    /// (Firefox's prompt: its buttons' parents never reach a dialog).
+    async fn dialog_of(&self, receiver: &ElementIdentity) -> Asked {
+        let Ok(chain) = self.svc.backend.ancestors(&self.window, receiver).await else {
+            return Asked::Unknown;
+        };
+        let found = chain
             .iter()
             .rev()
             .find(|n| consequence::is_dialog(n))
@@ -666,15 +660,15 @@ impl<'s> Sender<'s> {
                     .skip(1)
                     .rev()
                     .find(|n| consequence::is_named_pane(n))
-            })?;
+            });
+        let Some(dialog) = found else {
+            return Asked::NoDialog;
+        };
         let options = question_options(&dialog.identity);
-        let read = self
-            .svc
-            .backend
-            .snapshot(&self.window, &options)
-            .await
-            .ok()?;
-        consequence::find(&read, receiver).map(|_| read)
+        match self.svc.backend.snapshot(&self.window, &options).await {
+            Ok(read) if consequence::find(&read, receiver).is_some() => Asked::Dialog(read),
+            _ => Asked::Unknown,
+        }
     }
 
     /// The dialog `receiver` answers, read again with its texts (the window is read without
@@ -749,8 +743,9 @@ impl<'s> Sender<'s> {
         let window = match probe.receiver() {
             Some(receiver) if consequence::needs_window(probe) => {
                 match self.dialog_of(&receiver.identity).await {
-                    Some(dialog) => Some(dialog),
-                    None => {
+                    Asked::Dialog(dialog) => Some(dialog),
+                    Asked::NoDialog => None,
+                    Asked::Unknown => {
                         let what = format!("the dialog {:?} answers", probe.shown_name());
                         match self.window_now(&what).await? {
                             Some(w) => Some(self.question_read(w, &receiver.identity).await),
@@ -890,6 +885,16 @@ impl<'s> Sender<'s> {
             None => Verdict::Go,
         })
     }
+}
+
+/// What the ancestors of a button say of the dialog it answers.
+enum Asked {
+    /// The dialog (or named pane), read with its texts.
+    Dialog(cu_core::element::Snapshot),
+    /// None of its ancestors is a dialog or a named pane: it answers no question.
+    NoDialog,
+    /// The ancestors or the dialog could not be read: the window is read instead.
+    Unknown,
 }
 
 /// A piece let through: the step, the rule and the receiver judged (normalized).
