@@ -408,7 +408,9 @@ pub fn return_stays(focus: &Node) -> bool {
 /// The buttons a Return lands on when the focused control (`focus`, an index into `snapshot`,
 /// `None` when nothing is focused or it was not found) does not keep it: the window's showing,
 /// enabled default button; in a dialog without one, every showing, enabled push button of the
-/// dialog (which one the toolkit picks is not exposed).
+/// dialog that something names (which one the toolkit picks is not exposed; GTK 4 marks no
+/// default, and its file chooser's unnamed icon buttons are not where a Return in the name field
+/// goes).
 pub fn return_lands(snapshot: &Snapshot, focus: Option<usize>) -> Vec<usize> {
     let usable = |n: &Node| shows(n) && !n.states.contains(State::Disabled);
     let default = snapshot
@@ -427,6 +429,7 @@ pub fn return_lands(snapshot: &Snapshot, focus: Option<usize>) -> Vec<usize> {
             !inside && is_push_button(snapshot.nodes[*i].role) && usable(&snapshot.nodes[*i])
         })
         .map(|(i, _)| i)
+        .filter(|i| !Probe::from_node(snapshot, *i).labels().is_empty())
         .collect()
 }
 
@@ -563,6 +566,14 @@ mod tests {
         assert_eq!(
             return_lands(&s, Some(1)),
             vec![index(&s, "Cancel"), index(&s, "Delete")]
+        );
+        let s = parse(
+            "dialog \"Save File\"\n  text_input \"Name\" [focused]\n  button\n    image\n  button \"Cancel\"\n  button \"Save\"\n",
+        );
+        assert_eq!(
+            return_lands(&s, Some(1)),
+            vec![index(&s, "Cancel"), index(&s, "Save")],
+            "an unnamed icon button is not where Return goes"
         );
         let s = parse("window \"Editor\"\n  check_box \"Wrap\"\n  button \"Delete\"\n");
         assert!(

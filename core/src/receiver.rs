@@ -51,8 +51,8 @@ impl Probe {
             let Some(node) = subtree.nodes.get(index as usize) else {
                 continue;
             };
-            if shows_a_label(node) {
-                inner_labels.push(node.name.clone());
+            if let Some(label) = shown_label(node) {
+                inner_labels.push(label.to_owned());
             }
             if depth < INNER_LABEL_DEPTH {
                 stack.extend(node.children.iter().rev().map(|c| (*c, depth + 1)));
@@ -238,9 +238,17 @@ pub fn activates(role: Role) -> bool {
     )
 }
 
-/// A node inside a control that names it for a person: a text element or an icon with a name.
-pub fn shows_a_label(node: &Node) -> bool {
-    (node.role.is_text() || node.role == Role::Image) && !node.name.trim().is_empty()
+/// What a node inside a control shows as its label, if it names the control for a person: a
+/// text element's name, else its text (GTK 4 and Firefox keep a label's words in its text
+/// only), or an icon's name.
+pub fn shown_label(node: &Node) -> Option<&str> {
+    let name = node.name.trim();
+    if (node.role.is_text() || node.role == Role::Image) && !name.is_empty() {
+        return Some(&node.name);
+    }
+    node.value
+        .as_deref()
+        .filter(|v| node.role.is_text() && !v.trim().is_empty())
 }
 
 #[cfg(test)]

@@ -382,7 +382,8 @@ impl<'s> Sender<'s> {
             max_depth: Some(cu_core::receiver::INNER_LABEL_DEPTH),
             max_nodes: 64,
             time_budget_ms: 1000,
-            read_text: false,
+            // A label's words may sit in its text alone (GTK 4, Firefox).
+            read_text: true,
             read_cells: true,
             // The gate reads what will receive the input now.
             reuse: false,
@@ -515,7 +516,7 @@ impl<'s> Sender<'s> {
                         .block(
                             label,
                             matched_rule,
-                            focus.receiver().map(target_of),
+                            shown_target(&focus),
                             None,
                             Reason::BlockedWord,
                         )
@@ -625,7 +626,13 @@ impl<'s> Sender<'s> {
             .receiver()
             .and_then(|n| consequence::find(&snapshot, &n.identity));
         for i in consequence::return_lands(&snapshot, at) {
-            let probe = Probe::from_node(&snapshot, i);
+            let mut probe = Probe::from_node(&snapshot, i);
+            if probe.acts_unlabeled() {
+                // The window is read without texts: a button's label may sit in its text alone.
+                if let Some(read) = snapshot.nodes.get(i) {
+                    probe = self.element_now(&read.identity).await.unwrap_or(probe);
+                }
+            }
             let read = match probe.receiver() {
                 Some(r) if consequence::needs_window(&probe) => {
                     Some(self.question_read(snapshot.clone(), &r.identity).await)
@@ -804,7 +811,7 @@ impl<'s> Sender<'s> {
         self.block(
             with_context(label),
             rule,
-            probe.receiver().map(target_of),
+            shown_target(probe),
             point,
             reason,
         )
@@ -907,10 +914,12 @@ struct Approved {
 
 impl Approved {
     fn new(step: usize, rule: &str, receiver: &str) -> Approved {
+        // As words: "_Delete" (a mnemonic the toolkit leaks) and "Delete" are one receiver.
+        let receiver = cu_core::text::words(&cu_core::text::normalize_strict(receiver)).join(" ");
         Approved {
             step,
             rule: rule.to_owned(),
-            receiver: cu_core::text::normalize(receiver),
+            receiver,
         }
     }
 }
@@ -938,12 +947,14 @@ pub const DESKTOP_PAGE_TITLE: &str = "mcp-computer-use · Desktop";
 /// The rule named when the gate cannot tell what would receive an input.
 pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";
 
-fn target_of(node: &cu_core::element::Node) -> Target {
-    Target {
-        role: node.role,
-        name: node.name.clone(),
-        bounds: node.bounds,
-    }
+/// The receiver of a probe as a person sees it: its role, the name it shows (its label child
+/// or icon when it has no name of its own) and where it is.
+fn shown_target(probe: &Probe) -> Option<Target> {
+    probe.receiver().map(|n| Target {
+        role: n.role,
+        name: probe.shown_name(),
+        bounds: n.bounds,
+    })
 }
 
 /// How a dialog is read for its question: all of it, with its texts, bounded.

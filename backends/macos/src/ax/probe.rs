@@ -132,8 +132,8 @@ fn inner_labels(element: &AxElement, window_frame: Rect) -> Vec<String> {
             if let Ok(AxValue::Elements(children)) = e.attribute("AXChildren") {
                 for child in children.into_iter().take(MAX_LABEL_CHILDREN) {
                     if let Some(node) = tree::read_node(&child, Vec::new(), window_frame) {
-                        if cu_core::receiver::shows_a_label(&node) {
-                            out.push(node.name);
+                        if let Some(label) = cu_core::receiver::shown_label(&node) {
+                            out.push(label.to_owned());
                         }
                     }
                     next.push(child);

@@ -93,8 +93,8 @@ fn path_to(
                     };
                     for _ in 0..MAX_LABEL_CHILDREN {
                         if let Some(node) = reader(&child) {
-                            if cu_core::receiver::shows_a_label(&node) {
-                                probe.inner_labels.push(node.name);
+                            if let Some(label) = cu_core::receiver::shown_label(&node) {
+                                probe.inner_labels.push(label.to_owned());
                             }
                         }
                         let sibling = walker.get_next_sibling(&child);

@@ -496,8 +496,8 @@ async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<
         let nodes =
             futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
         for node in nodes.into_iter().flatten() {
-            if cu_core::receiver::shows_a_label(&node) {
-                out.push(node.name);
+            if let Some(label) = cu_core::receiver::shown_label(&node) {
+                out.push(label.to_owned());
             }
         }
         level = kids;
