@@ -44,7 +44,8 @@ async def test_regression_yes_under_a_delete_question_needs_confirmation(server_
 
             err, res = await call(client, "click", {"app": wid, "target": "Yes"})
             assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
-            assert "answers the dialog" in res["error"]["message"] and "Delete" in res["error"]["message"], res
+            details = res["error"]["details"]
+            assert details["reason"] == "answers_dialog" and details["matched_rule"] == "Delete", res
             for actions in ([{"type": "click", "element_id": yes}],
                             [{"type": "click", "x": x, "y": y}],
                             [{"type": "focus", "element_id": yes}, {"type": "key", "keys": "Return"}],
@@ -110,7 +111,8 @@ async def test_regression_return_on_a_qt_check_box_presses_the_default_delete(se
                             [{"type": "focus", "element_id": box}, {"type": "key", "keys": "Return"}]):
                 err, res = await act(client, wid, actions)
                 assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (actions, res)
-                assert "Return lands on" in res["error"]["message"], res
+                # Judged where Return lands: the default Delete, not the focused check box.
+                assert "Delete" in res["error"]["details"]["would_activate"]["name"], res
                 assert not pressed(marker), ("Return pressed Delete without confirmation", actions)
             err, res = await act(client, wid, [{"type": "key", "keys": "Return"}], confirm=True)
             assert not err, res
@@ -147,7 +149,7 @@ async def test_regression_a_letter_in_a_qt_context_menu_presses_its_item(server_
             err, res = await poll(refused, "the letter d refused while the menu is open", timeout=10, every=0.3)
             # Qt leaves its popups out of the tree: the menu is seen on the X server, its items
             # cannot be read, so the letter asks.
-            assert "open menu" in res["error"]["message"], res
+            assert res["error"]["details"]["reason"] == "unknown_receiver", res
             assert not pressed(marker), "d pressed &Delete without confirmation"
             err, res = await act(client, wid, [{"type": "key", "keys": "d"}], confirm=True)
             assert not err, res
@@ -179,7 +181,8 @@ async def test_regression_a_qt_icon_button_nothing_names_needs_confirmation(serv
             assert icon, state["outline"]
             err, res = await act(client, wid, [{"type": "click", "element_id": icon}], all=True)
             assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
-            assert "unnamed" in res["error"]["message"], res
+            details = res["error"]["details"]
+            assert details["reason"] == "unknown_receiver" and details["would_activate"]["role"] == "button", res
             assert not pressed(marker), "the unnamed trash button was pressed without confirmation"
             err, res = await act(client, wid, [{"type": "click", "element_id": icon}], confirm=True, all=True)
             assert not err, res
@@ -223,14 +226,14 @@ async def test_regression_web_markup_where_the_word_is_elsewhere(server_env, app
         pay = re.search(r'(?:label "Pay now"|menu) @(\d+),(\d+)', state["outline"])
         assert pay, state["outline"]
         for what, actions, says in (
-            ("the unnamed icon button", [{"type": "click", "element_id": icon.group(1)}], "unnamed"),
-            ("the icon button by its point", [{"type": "click", "x": int(icon.group(2)), "y": int(icon.group(3))}], "unnamed"),
-            ("the menu that pays", [{"type": "click", "x": int(pay.group(1)), "y": int(pay.group(2))}], ""),
+            ("the unnamed icon button", [{"type": "click", "element_id": icon.group(1)}], "unknown_receiver"),
+            ("the icon button by its point", [{"type": "click", "x": int(icon.group(2)), "y": int(icon.group(3))}], "unknown_receiver"),
+            ("the menu that pays", [{"type": "click", "x": int(pay.group(1)), "y": int(pay.group(2))}], None),
         ):
             state = await observe(client, wid, points=True, all=True)
             err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"], "actions": actions})
             assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (browser, what, res)
-            assert says in res["error"]["message"], (browser, what, res)
+            assert says in (None, res["error"]["details"]["reason"]), (browser, what, res)
             assert await counts() == (0, 0, 0), (browser, what, "something was pressed without confirmation")
 
         # The page's own confirm(): Continue opens it, its OK answers "Place this order now?".
@@ -253,7 +256,8 @@ async def test_regression_web_markup_where_the_word_is_elsewhere(server_env, app
             err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
                                                          "actions": [action]})
             assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", (browser, by, res)
-            assert "answers the dialog" in res["error"]["message"] and "order" in res["error"]["message"], res
+            details = res["error"]["details"]
+            assert details["reason"] == "answers_dialog" and details["matched_rule"] == "Place … order", res
         # Confirmed, Return on the focused OK answers it (Chromium's dialog ignores an accessible
         # press of OK; the keyboard works in both browsers).
         state, _ = await poll(ok_button, f"{browser}'s confirm dialog still open", timeout=15, every=0.2)

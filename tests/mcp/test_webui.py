@@ -3,6 +3,7 @@ the window list, a click on the calculator's "7" in the image (checked over AT-S
 into a GTK entry, a window moved between poll and click, approvals round trips with an MCP client
 waiting, a phone-sized screen. Screenshots go to MCP_CU_SCREENSHOT_DIR when set."""
 import asyncio
+import contextlib
 import json
 import os
 import pathlib
@@ -54,20 +55,28 @@ class Browser:
 
 @pytest.fixture
 def page_server(server_env, desktop):
-    port = _free_port()
     env = dict(server_env, MCP_CU_HTTP_TOKEN=TOKEN, MCP_CU_APPROVALS="1")
+    with page_listener(env) as url:
+        browser = Browser()
+        try:
+            yield url, browser, env
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def page_listener(env):
+    """`webui` on a free loopback port, polled until it answers (10 s at most); its URL."""
+    port = _free_port()
     proc = subprocess.Popen([BIN, "webui", "--listen", f"127.0.0.1:{port}"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        if subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode == 0:
-            break
-        time.sleep(0.05)
-    browser = Browser()
     try:
-        yield f"http://127.0.0.1:{port}", browser, env
+        deadline = time.time() + 10
+        while subprocess.run(["curl", "-s", "-o", "/dev/null", f"http://127.0.0.1:{port}/"]).returncode != 0:
+            assert time.time() < deadline, "the page's listener did not start within 10 s"
+            time.sleep(0.05)  # the poll's interval, under the deadline above
+        yield f"http://127.0.0.1:{port}"
     finally:
-        browser.close()
         proc.terminate()
         proc.wait(timeout=10)
 
@@ -260,17 +269,7 @@ async def test_regression_a_replayed_cookie_alone_changes_nothing_and_the_page_i
     also needs the page's own secret (served in its HTML, kept in the page's memory) and this
     listener's Origin; and the page forbids framing."""
     import urllib.request
-    port = _free_port()
-    env = dict(server_env, MCP_CU_HTTP_TOKEN=TOKEN)
-    proc = subprocess.Popen([BIN, "webui", "--listen", f"127.0.0.1:{port}"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 10
-        while subprocess.run(["curl", "-s", "-o", "/dev/null", f"{url}/"]).returncode != 0:
-            assert time.time() < deadline, "the page's listener did not start"
-            time.sleep(0.05)
-
+    with page_listener(dict(server_env, MCP_CU_HTTP_TOKEN=TOKEN)) as url:
         class NoRedirect(urllib.request.HTTPRedirectHandler):
             def redirect_request(self, *a, **k):
                 return None
@@ -295,9 +294,7 @@ async def test_regression_a_replayed_cookie_alone_changes_nothing_and_the_page_i
         assert post({}) == 403, "the cookie alone"
         assert post({"Origin": url}) == 403, "the cookie and the Origin, without the page's secret"
         assert post({"x-cu-page": secret}) == 403, "no Origin (a replay from a server)"
-        assert post({"x-cu-page": secret, "Origin": f"http://127.0.0.1:{port + 1}"}) == 403, "another port's page"
+        host, port = url.rsplit(":", 1)
+        assert post({"x-cu-page": secret, "Origin": f"{host}:{int(port) + 1}"}) == 403, "another port's page"
         assert post({"x-cu-page": "0" * 64, "Origin": url}) == 403, "a guessed secret"
         assert post({"x-cu-page": secret, "Origin": url}) not in (401, 403), "the page itself"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)

@@ -58,9 +58,22 @@ impl Blocked {
 pub(super) enum Reason {
     /// A blocked word is in what would receive it.
     BlockedWord,
+    /// What would receive it answers its dialog, whose question holds a blocked word.
+    AnswersDialog,
     /// Nothing can be said about what would receive it (no element at the point, focus
     /// unreadable, a popup covering the point): the gate fails closed.
     UnknownReceiver,
+}
+
+impl Reason {
+    /// The refusal's `details.reason`, what a client can rely on (never the message's words).
+    fn as_str(self) -> &'static str {
+        match self {
+            Reason::BlockedWord => "blocked_word",
+            Reason::AnswersDialog => "answers_dialog",
+            Reason::UnknownReceiver => "unknown_receiver",
+        }
+    }
 }
 
 impl Service {
@@ -190,7 +203,7 @@ impl Service {
 
 fn dangerous(blocked: &Blocked) -> Error {
     let error = match blocked.reason {
-        Reason::BlockedWord => Error::new(
+        Reason::BlockedWord | Reason::AnswersDialog => Error::new(
             ErrorCode::DangerousActionNeedsConfirmation,
             format!(
                 "step {}: {:?} matches the blocked word {:?}; {}",
@@ -225,6 +238,11 @@ fn dangerous(blocked: &Blocked) -> Error {
         } else {
             "would_click"
         };
-        json!({ "step": blocked.step, key: what, "matched_rule": blocked.matched_rule })
+        json!({
+            "step": blocked.step,
+            key: what,
+            "matched_rule": blocked.matched_rule,
+            "reason": blocked.reason.as_str(),
+        })
     })
 }

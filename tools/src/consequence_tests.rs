@@ -80,8 +80,9 @@ fn at(x: i32, y: i32) -> ActionSpec {
     }
 }
 
-/// `build` (from the outline) is refused without confirmation, with nothing pressed and (for a
-/// call refused before any input) the state still usable, and presses `pressed` with it.
+/// `build` (from the outline) is refused without confirmation for the reason `says`, judged on
+/// `pressed`, with nothing pressed and (for a call refused before any input) the state still
+/// usable, and presses `pressed` with it.
 fn refused_unless_confirmed(
     fixture: &str,
     build: impl Fn(&str) -> Vec<ActionSpec>,
@@ -105,7 +106,16 @@ fn refused_then_confirmed(
         let e =
             e.unwrap_or_else(|| panic!("passed without confirmation: {:?}", lab.backend.presses()));
         assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation, "{e:?}");
-        assert!(e.message.contains(says), "{}", e.message);
+        // The typed reason and the receiver judged, never the message's words.
+        let details = e.details.clone().unwrap_or_default();
+        assert_eq!(details["reason"], says, "{details}");
+        let judged = details["would_activate"]["name"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            judged.contains(pressed),
+            "judged {judged:?}, want {pressed:?}"
+        );
         assert!(
             lab.backend.presses().is_empty(),
             "{:?}",
@@ -133,11 +143,11 @@ fn regression_yes_under_delete_the_file_answers_a_delete() {
         ZENITY,
         |o| vec![on("click", &Lab::id(o, "_Yes"))],
         "Yes",
-        "answers the dialog",
+        "answers_dialog",
     );
-    refused_unless_confirmed(ZENITY, |_| vec![key("Return")], "Yes", "answers the dialog");
-    refused_unless_confirmed(ZENITY, |_| vec![at(320, 115)], "Yes", "answers the dialog");
-    refused_unless_confirmed(ZENITY, |_| vec![key("alt+y")], "Yes", "access key");
+    refused_unless_confirmed(ZENITY, |_| vec![key("Return")], "Yes", "answers_dialog");
+    refused_unless_confirmed(ZENITY, |_| vec![at(320, 115)], "Yes", "answers_dialog");
+    refused_unless_confirmed(ZENITY, |_| vec![key("alt+y")], "Yes", "answers_dialog");
 }
 
 #[test]
@@ -159,13 +169,13 @@ fn regression_return_on_a_check_box_presses_the_default_delete() {
         QT_CONFIRM,
         |_| vec![key("Return")],
         "Delete",
-        "Return lands on",
+        "blocked_word",
     );
     refused_then_confirmed(
         QT_CONFIRM,
         |o| vec![on("focus", &Lab::id(o, "Do not ask again")), key("Return")],
         "Delete",
-        "Return lands on",
+        "blocked_word",
         false,
     );
     refused_unless_confirmed(
@@ -177,24 +187,24 @@ fn regression_return_on_a_check_box_presses_the_default_delete() {
             }]
         },
         "Delete",
-        "Return lands on",
+        "blocked_word",
     );
 }
 
 #[test]
 fn regression_an_icon_button_nothing_names_is_unknown() {
     // The scripted backend records a press by the name the control shows: none.
-    refused_unless_confirmed(ICONS, |_| vec![at(25, 20)], "", "unnamed button");
+    refused_unless_confirmed(ICONS, |_| vec![at(25, 20)], "", "unknown_receiver");
 }
 
 #[test]
 fn regression_an_element_with_the_role_menu_that_acts_is_judged() {
-    refused_unless_confirmed(ICONS, |_| vec![at(20, 65)], "Pay now", "Pay");
+    refused_unless_confirmed(ICONS, |_| vec![at(20, 65)], "Pay now", "blocked_word");
     refused_unless_confirmed(
         ICONS,
         |o| vec![on("click", &Lab::id(o, "Pay now"))],
         "Pay now",
-        "Pay",
+        "blocked_word",
     );
 }
 

@@ -795,7 +795,7 @@ impl<'s> Sender<'s> {
             } => (
                 format!("{label:?} answers the dialog {question:?}"),
                 rule,
-                Reason::BlockedWord,
+                Reason::AnswersDialog,
             ),
             consequence::Verdict::Unlabeled { role } => (
                 format!("an unnamed {role} (no name, label, icon name or description says what it does)"),
