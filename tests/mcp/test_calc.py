@@ -7,13 +7,15 @@ addressed by its name. Looking for the focused cell through AT-SPI Collection ma
 every cell (it grew to 1.2 GB and stopped answering); a window holding such a table is searched by
 a bounded walk instead."""
 import os
+import re
 import subprocess
+import time
 import zipfile
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, call, eventually, kept_observation, logged_client, observe, poll, window_titled
+from conftest import BIN, ROOT, call, eventually, kept_observation, logged_client, observe, poll, window_titled
 
 pytestmark = pytest.mark.anyio
 
@@ -156,3 +158,48 @@ async def test_regression_calc_gate_searched_the_sheet_for_a_focus_still_crossin
             assert f'cell "A{row}" ="{row}"' in outline and f'cell "B{row}" ="{row - 5}"' in outline, outline
     searches = [l for l in log.read_text().splitlines() if "not confirmed: searching" in l]
     assert not searches, searches
+
+
+def app_answers(pid, server_env, deadline_ms=1000):
+    """Milliseconds the app of process PID took to answer one plain accessibility request, or
+    None when it did not answer within DEADLINE_MS."""
+    out = subprocess.run(["/usr/bin/python3", str(ROOT / "tests/fixtures/app_answers.py"), str(pid), str(deadline_ms)],
+                         env=dict(os.environ, **server_env), capture_output=True, text=True, timeout=60)
+    return float(out.stdout) if out.returncode == 0 else None
+
+
+async def test_regression_gate_made_calc_visit_every_cell_behind_its_save_dialog(server_env, sheet):
+    """With Calc's Save dialog open and its file-type list dropped down, `key Down` then `key
+    Return` to the dialog took 22.7 s and were refused as "does not answer"; Calc then ran at
+    100 % CPU, growing ~25 MB/s. The gate looked for the focus in every showing top-level of the
+    app with the dialog's search, and asked Collection of the document behind it, which visits
+    every one of the sheet's 2^31 cells. Now a window that is not the active one is not searched
+    (keys cannot reach it), and a document window is only walked within the walk's limits: after
+    each gated key the app answers a plain request within a second."""
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        win = await window_titled(client, "data.ods", timeout=120)
+        await eventually(client, win["id"], lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        state = await observe(client, win["id"], max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": win["id"], "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
+        assert not err, res
+        dialog = (await window_titled(client, "Save", timeout=30))["id"]
+        await eventually(client, dialog, lambda t: re.search(r'e\d+ combo_box "ODF Spreadsheet \(', t),
+                         "the file-type list", timeout=15)
+        state = await observe(client, dialog)
+        combo = re.search(r'(e\d+) combo_box "ODF Spreadsheet \(', state["outline"]).group(1)
+        err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": combo}]})
+        assert not err, res
+        for key in ("Down", "Return"):
+            state = await observe(client, dialog, max_elements=1)
+            start = time.monotonic()
+            err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"],
+                                                         "actions": [{"type": "key", "keys": key}]})
+            took = time.monotonic() - start
+            assert not err, (key, res)
+            assert took < 5, (key, took)
+            assert app_answers(win["pid"], server_env) is not None, f"Calc stopped answering after {key}"
+        # The keys reached the list: the next file type is chosen.
+        await eventually(client, dialog, lambda t: re.search(r'combo_box "ODF Spreadsheet Template', t),
+                         "the next file type chosen", timeout=10)

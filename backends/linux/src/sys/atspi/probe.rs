@@ -10,7 +10,9 @@
 //!   says FOCUSED and sits in the window (a few calls); else `Collection.GetMatches` for the
 //!   FOCUSED state under the frame (one call where the toolkit implements Collection: GTK 3,
 //!   Firefox, Chromium), else a bounded walk of the window looking for the focused element (Qt,
-//!   GTK 4, LibreOffice Calc's sheets).
+//!   GTK 4, LibreOffice Calc's sheets). Besides the window, only the app's top-levels that keys
+//!   can reach are searched (the active one, an open popup), and a document window only by the
+//!   bounded walk: a probe never asks an app for work that grows with its document.
 //!
 //! Each element on the way is read with a handful of parallel calls (role, states, name,
 //! description), never with the app-wide cache a snapshot prefetches, so a probe costs a few
@@ -180,22 +182,19 @@ pub(crate) async fn focused(
     // focused (Qt's context menus right after they open): keys are judged there.
     let mut popup = None;
     for top in tops.iter().filter(|t| *t != frame) {
-        let showing = atspi
-            .states(top)
-            .await
-            .is_ok_and(|s| s.has(atspi_state::SHOWING));
-        if showing {
-            if let Ok(Some(obj)) = focused_in(atspi, top, placement, search).await {
-                found = Some(obj);
-                break;
-            }
-            if popup.is_none() {
-                if let Ok(node) = read(atspi, top, placement).await {
-                    if node.role == cu_core::role::Role::Menu {
-                        popup = Some((top.clone(), node));
-                    }
-                }
-            }
+        let (states, node) = tokio::join!(atspi.states(top), read(atspi, top, placement));
+        let (Ok(states), Ok(node)) = (states, node) else {
+            continue;
+        };
+        let Some(search) = keyboard_search(node.role, states, search) else {
+            continue;
+        };
+        if let Ok(Some(obj)) = focused_in(atspi, top, placement, search).await {
+            found = Some(obj);
+            break;
+        }
+        if popup.is_none() && node.role == cu_core::role::Role::Menu {
+            popup = Some((top.clone(), node));
         }
     }
     if found.is_none() {
@@ -215,6 +214,32 @@ pub(crate) async fn focused(
         return Ok(Probe::nothing());
     }
     Ok(probe_of(atspi, &obj, node, placement).await)
+}
+
+/// How another top-level of the window's application (its `role` and raw `states`) is searched for the
+/// keyboard focus, or `None` when keys cannot reach it: it is not showing, or it is a window that
+/// is not the active one (Calc's document behind its Save dialog). A popup (a menu, a list's
+/// drop-down) takes keys without being active. A document window is only ever walked within the
+/// walk's limits: `Collection` on it would make LibreOffice visit every cell of its sheets (the
+/// app answered nothing for minutes and grew ~25 MB/s), whatever `search` the named window chose.
+fn keyboard_search(
+    role: cu_core::role::Role,
+    states: super::AtspiStates,
+    search: FocusSearch,
+) -> Option<FocusSearch> {
+    use cu_core::role::Role;
+    if !states.has(atspi_state::SHOWING) {
+        return None;
+    }
+    let window = matches!(role, Role::Window | Role::Dialog | Role::Alert);
+    if window && !states.has(atspi_state::ACTIVE) {
+        return None;
+    }
+    Some(if role == Role::Window {
+        FocusSearch::Walk
+    } else {
+        search
+    })
 }
 
 /// The focused element as the gate judges it, with the labels inside it if it has no name, and
