@@ -347,10 +347,15 @@ pub trait Backend: Send + Sync {
     /// Brings `window` to the front and gives it focus.
     async fn activate(&self, window: &WindowId) -> Result<()>;
 
-    /// Whether coordinate input can reach `window` now. Where window positions are unknown
-    /// (Wayland) the backend must find the window first; the service asks before an action uses
-    /// up its observation, so a refusal leaves the observation usable.
-    async fn check_coordinates(&self, _window: &WindowId) -> Result<()> {
+    /// Whether coordinate input can reach `window` now, at the size it had when observed
+    /// (`observed`; a window resized since answers `WINDOW_MOVED`). Where window positions are
+    /// unknown (Wayland) the backend must find the window first; the service asks before an
+    /// action uses up its observation, so a refusal leaves the observation usable.
+    async fn check_coordinates(
+        &self,
+        _window: &WindowId,
+        _observed: Option<crate::geometry::Size>,
+    ) -> Result<()> {
         Ok(())
     }
 

@@ -108,6 +108,10 @@ codes! {
     /// not reach the window until the dialog is answered.
     WindowBlocked => "WINDOW_BLOCKED", false,
         "Answer the dialog named in the details first (observe it with gui_state), then act on this window.";
+    /// Keys would land in another window: the named one does not hold the keyboard focus, and
+    /// the platform sends keys wherever focus is (Wayland), and it could not be brought forward.
+    WindowNotFocused => "WINDOW_NOT_FOCUSED", false,
+        "Bring the window forward first (a coordinate click into it, or ask the person), then act again.";
     /// The window moved or was resized since the observation.
     WindowMoved => "WINDOW_MOVED", false,
         "Observe again; never reuse old coordinates.";

@@ -98,6 +98,40 @@ async def test_wayland_input_and_capture_through_the_portal(wayland):
             await eventually(client, entry["id"], lambda t: 'text_input ="hello wayland"' in t, "typed text read back")
             assert approver.wait(timeout=60) == 0, "the consent dialog was answered"
 
+            # Keys go wherever the keyboard focus is on Wayland, and the entry holds it now: keys
+            # named for the calculator are refused before anything is sent (the compositor does
+            # not bring a window forward unasked by a person), and nothing reaches the entry.
+            err, state = await call(client, "gui_state", {"window_id": calc["id"], "points": True})
+            assert not err, state
+            err, res = await call(client, "gui_action", {"window_id": calc["id"], "state_id": state["state_id"],
+                                                          "actions": [{"type": "type", "text": "5"}]})
+            assert err and res["error"]["code"] == "WINDOW_NOT_FOCUSED", res
+            assert "Bring the window forward" in res["error"]["suggestion"], res
+            entry_now = (await call(client, "gui_state", {"window_id": entry["id"]}))[1]["outline"]
+            assert 'text_input ="hello wayland"' in entry_now, entry_now
+            # The refused call left its state usable: a click brings the calculator forward, and
+            # the keys after it reach it.
+            x, y = map(int, re.search(r'button "7" @(\d+),(\d+)', state["outline"]).groups())
+            err, res = await call(client, "gui_action", {"window_id": calc["id"], "state_id": state["state_id"],
+                                                          "actions": [{"type": "click", "x": x, "y": y},
+                                                                      {"type": "type", "text": "5"}]})
+            assert not err, res
+            await eventually(client, calc["id"], lambda t: 'text_area ="775"' in t, "7, 7 and 5 on the display")
+
+            # A window resized since the observation: its coordinates are refused, not reused.
+            err, before = await call(client, "gui_state", {"window_id": calc["id"], "points": True})
+            assert not err, before
+            size = re.search(r'window "Calculator" (\d+)x(\d+)', before["outline"]).groups()
+            for target in ("Mode selection", "Advanced"):
+                err, res = await call(client, "click", {"app": calc["id"], "target": target})
+                assert not err, res
+            await eventually(client, calc["id"], lambda t: f'window "Calculator" {size[0]}x{size[1]}' not in t,
+                             "the advanced mode's larger window")
+            err, res = await call(client, "gui_action", {"window_id": calc["id"], "state_id": before["state_id"],
+                                                          "actions": [{"type": "click", "x": x, "y": y}]})
+            assert err and res["error"]["code"] == "WINDOW_MOVED", res
+            assert "resized" in res["error"]["message"], res
+
             # Capture: the window alone, at its own size, not blank.
             raw = await client.call_tool("gui_state", {"window_id": calc["id"], "screenshot": True})
             state = json.loads(next(b.text for b in raw.content if b.type == "text"))

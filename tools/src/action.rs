@@ -236,9 +236,6 @@ impl Service {
         };
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
-            if state.window_bounds.is_none() {
-                self.backend.check_coordinates(&window).await?;
-            }
         }
         let mut sender = Sender::new(
             self,
@@ -350,6 +347,13 @@ impl Service {
                 format!("window {window} has closed"),
             )
         })?;
+        if state.window_bounds.is_none() {
+            // Positions unknown (Wayland): the backend finds the window and compares its size.
+            return self
+                .backend
+                .check_coordinates(window, state.window_size)
+                .await;
+        }
         if now.bounds != state.window_bounds {
             return Err(Error::new(
                 ErrorCode::WindowMoved,

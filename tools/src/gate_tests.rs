@@ -295,6 +295,31 @@ fn regression_a_window_a_modal_dialog_blocks_used_up_the_state() {
 }
 
 #[test]
+fn regression_wayland_keys_went_to_whichever_window_had_focus() {
+    // Issue 39: keys through the desktop portal landed in the focused window, which need not be
+    // the one the call named. A window that does not hold the keyboard refuses keys before the
+    // call's state is used up; a pointer event brings it forward itself and goes.
+    let lab = lab();
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        lab.backend
+            .fail_next(Call::Activate, ErrorCode::WindowNotFocused);
+        let e = lab.act(&state, vec![key("x")], false).await.err();
+        assert_eq!(e.map(|e| e.code), Some(ErrorCode::WindowNotFocused));
+        assert!(lab.backend.inputs().is_empty());
+        assert!(lab.usable(&state), "the refused call left its state usable");
+        let name = Lab::id(&outline, "Name");
+        lab.backend
+            .fail_next(Call::Activate, ErrorCode::WindowNotFocused);
+        let done = lab
+            .act(&state, vec![on("double_click", &name)], false)
+            .await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.inputs().len(), 1);
+    });
+}
+
+#[test]
 fn an_unnamed_button_is_judged_by_the_label_it_shows() {
     refused_then_confirmed(|d| vec![on("click", d)], true);
 }

@@ -362,11 +362,15 @@ impl<'s> Sender<'s> {
         self.not_the_desktop_page().await?;
         if !self.sent {
             // A window that cannot come to the front (a modal dialog blocks it: WINDOW_BLOCKED)
-            // refuses before the call's state is used up. Where windows cannot be brought to the
-            // front at all (Wayland), the input path does what it can.
+            // refuses before the call's state is used up, and so do keys for a window that does
+            // not hold the keyboard (Wayland sends them wherever focus is). A pointer event
+            // brings its window forward itself.
+            let keys = matches!(event, InputEvent::Key { .. } | InputEvent::Text { .. });
             match self.svc.backend.activate(&self.window).await {
-                Err(e) if e.code != ErrorCode::ActionNotSupported => return Err(e),
-                _ => {}
+                Err(e) if e.code == ErrorCode::ActionNotSupported => {}
+                Err(e) if e.code == ErrorCode::WindowNotFocused && !keys => {}
+                Err(e) => return Err(e),
+                Ok(()) => {}
             }
         }
         self.take_baseline().await;

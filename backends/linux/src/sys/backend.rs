@@ -1280,15 +1280,19 @@ impl Backend for LinuxBackend {
         probe::ancestors(&c.atspi, entry.frame()?, &obj, entry.placement()).await
     }
 
-    async fn check_coordinates(&self, window: &WindowId) -> Result<()> {
+    async fn check_coordinates(
+        &self,
+        window: &WindowId,
+        observed: Option<cu_core::geometry::Size>,
+    ) -> Result<()> {
         let c = self.connected().await?;
         match &c.input {
             #[cfg(feature = "portal")]
-            InputPath::Portal(_) => c.place_of(window).await.map(|_| ()),
+            InputPath::Portal(_) => c.check_place(window, observed).await,
             // X11 positions are read live with every input; without raw input there is nothing
             // to check (coordinate actions are refused when sent).
             InputPath::X11(_) | InputPath::None => {
-                let _ = window;
+                let _ = (window, observed);
                 Ok(())
             }
         }
@@ -1296,6 +1300,10 @@ impl Backend for LinuxBackend {
 
     async fn activate(&self, window: &WindowId) -> Result<()> {
         let c = self.connected().await?;
+        #[cfg(feature = "portal")]
+        if let InputPath::Portal(_) = c.input {
+            return c.holds_keyboard(window).await;
+        }
         let (x, _, xid) = c.x_target(window, "activate").await?;
         blocking(move || x.activate(xid)).await
     }

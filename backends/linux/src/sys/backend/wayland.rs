@@ -10,7 +10,12 @@ use cu_core::{Error, ErrorCode, Result};
 
 use super::{Connected, InputPath, WindowEntry};
 use crate::frame;
+use crate::sys::atspi::{ObjRef, COMPONENT};
 use crate::sys::portal::Portal;
+use crate::translate::{atspi_role, atspi_state};
+
+/// How long a window asked to take the keyboard is given to say it has it.
+const PRESENT_WAIT: std::time::Duration = std::time::Duration::from_millis(600);
 
 fn no_position(why: &str) -> Error {
     Error::new(
@@ -109,8 +114,98 @@ impl Connected {
         Ok((node, rect))
     }
 
-    /// Input on Wayland: keys and text go to the focused window; pointer events to the window's
-    /// place in its stream.
+    /// Coordinates can reach `window` now: it is found in its stream, and it still has the size
+    /// it had when observed (`observed`; its frame's extents read live), else `WINDOW_MOVED`.
+    pub(super) async fn check_place(
+        &self,
+        window: &WindowId,
+        observed: Option<cu_core::geometry::Size>,
+    ) -> Result<()> {
+        if let Some(seen) = observed {
+            let entry = self.live_entry(window).await?;
+            let (_, _, width, height) = self.atspi.extents(entry.frame()?).await?;
+            if (width, height) != (seen.width, seen.height) {
+                return Err(Error::new(
+                    ErrorCode::WindowMoved,
+                    format!(
+                        "window {window} was resized since the observation ({}x{} → {width}x{height})",
+                        seen.width, seen.height
+                    ),
+                ));
+            }
+        }
+        self.place_of(window).await.map(|_| ())
+    }
+
+    /// Keys sent through the portal land wherever the compositor's keyboard focus is, so they
+    /// are sent only while `window` holds it, read live right before: its frame is the active
+    /// window, or a popup of its application is (a drop-down list, a menu, opened from it).
+    /// Otherwise the window is asked to come forward (its toolkit presents it; a compositor may
+    /// refuse a window that did not ask with a person's input) and looked at once more.
+    pub(super) async fn holds_keyboard(&self, window: &WindowId) -> Result<()> {
+        let entry = self.live_entry(window).await?;
+        let frame = entry.frame()?;
+        if self.keyboard_in(frame).await {
+            return Ok(());
+        }
+        let asked = self
+            .atspi
+            .call::<_, bool>(frame, COMPONENT, "GrabFocus", &())
+            .await
+            .unwrap_or(false);
+        if asked {
+            let deadline = std::time::Instant::now() + PRESENT_WAIT;
+            while std::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                if self.keyboard_in(frame).await {
+                    return Ok(());
+                }
+            }
+        }
+        Err(Error::new(
+            ErrorCode::WindowNotFocused,
+            format!(
+                "window {window} does not have the keyboard focus, and on Wayland keys go to whichever window has it; the compositor {}",
+                if asked { "did not bring it forward when asked" } else { "cannot be asked to bring it forward" }
+            ),
+        ))
+    }
+
+    /// Whether keys sent now reach `frame`'s window: it says ACTIVE, or a showing popup of its
+    /// application does.
+    async fn keyboard_in(&self, frame: &ObjRef) -> bool {
+        if self
+            .atspi
+            .states(frame)
+            .await
+            .is_ok_and(|s| s.has(atspi_state::ACTIVE))
+        {
+            return true;
+        }
+        let tops = self
+            .atspi
+            .children(&crate::sys::atspi::Atspi::app_root(&frame.bus))
+            .await
+            .unwrap_or_default();
+        for top in tops.iter().filter(|t| *t != frame) {
+            let (role, states) = tokio::join!(self.atspi.role(top), self.atspi.states(top));
+            let popup = role.is_ok_and(|r| {
+                matches!(
+                    r,
+                    atspi_role::WINDOW | atspi_role::MENU | atspi_role::POPUP_MENU
+                )
+            });
+            if popup
+                && states.is_ok_and(|s| s.has(atspi_state::ACTIVE) && s.has(atspi_state::SHOWING))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Input on Wayland: keys and text go to the focused window, and are sent only while it is
+    /// `window`; pointer events to the window's place in its stream.
     pub(super) async fn portal_input(&self, window: &WindowId, event: &InputEvent) -> Result<()> {
         let portal = self.portal()?;
         match event {
@@ -118,9 +213,13 @@ impl Connected {
                 let syms = crate::keys::parse_combo(combo)
                     .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?
                     .0;
+                self.holds_keyboard(window).await?;
                 return portal.keys(&syms).await;
             }
-            InputEvent::Text { text } => return portal.text(text).await,
+            InputEvent::Text { text } => {
+                self.holds_keyboard(window).await?;
+                return portal.text(text).await;
+            }
             _ => {}
         }
         let (node, rect) = self.place_of(window).await?;
