@@ -203,3 +203,77 @@ async def test_regression_gate_made_calc_visit_every_cell_behind_its_save_dialog
         # The keys reached the list: the next file type is chosen.
         await eventually(client, dialog, lambda t: re.search(r'combo_box "ODF Spreadsheet Template', t),
                          "the next file type chosen", timeout=10)
+
+
+# Whether the menu item NAME of application PID's windows is checked, read live.
+PYATSPI_CHECKED = """
+import sys, pyatspi
+pid, name = int(sys.argv[1]), sys.argv[2]
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a is not None and a.get_process_id() == pid)
+item = pyatspi.findDescendant(app, lambda a: a is not None and a.name == name
+                              and a.getRole() == pyatspi.ROLE_CHECK_MENU_ITEM)
+print(item.getState().contains(pyatspi.STATE_CHECKED))
+"""
+
+
+def menu_item_checked(pid, name, server_env):
+    out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_CHECKED, str(pid), name],
+                         env=dict(os.environ, **server_env), capture_output=True, text=True, timeout=60)
+    return out.stdout.strip()
+
+
+async def test_regression_libreoffice_menus_were_unreadable_so_every_letter_asked(server_env, sheet):
+    """LibreOffice's open menus are X11 popups whose items never say they are focused (only
+    SELECTED), so the gate found no menu in the focus and every letter in any menu was refused as
+    "unknown receiver". Now the open menu is read from the tree (a menu bar's selected menu, or
+    a popup top-level holding a menu): a letter in the View menu passes, and a letter in the
+    cell's context menu, which holds "Delete...", asks first."""
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        win = await window_titled(client, "data.ods", timeout=120)
+        wid, pid = win["id"], win["pid"]
+        await eventually(client, wid, lambda t: 'cell "B2"' in t, "the sheet's cells", timeout=30)
+
+        grid = menu_item_checked(pid, "View Grid Lines", server_env)
+        assert grid in ("True", "False"), grid
+        state = await observe(client, wid)
+        view = re.search(r'(e\d+) menu "View"', state["outline"]).group(1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": view}]})
+        assert not err, res
+        state = await observe(client, wid, max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "l"}]})
+        assert not err, res
+
+        # LibreOffice refreshes a menu's check marks when it opens: open View again to read it.
+        state = await observe(client, wid)
+        view = re.search(r'(e\d+) menu "View"', state["outline"]).group(1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": view}]})
+        assert not err, res
+
+        async def toggled():
+            return menu_item_checked(pid, "View Grid Lines", server_env) not in (grid, "")
+        await poll(toggled, "View Grid Lines toggled by its letter", timeout=10)
+        state = await observe(client, wid, max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "Escape"}]})
+        assert not err, res
+
+        state = await observe(client, wid)
+        cell = re.search(r'(e\d+) cell "B2"', state["outline"]).group(1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "right_click", "element_id": cell}]})
+        assert not err, res
+        state = await observe(client, wid, max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "l"}]})
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+        assert res["error"]["details"]["reason"] == "blocked_word", res
+        assert res["error"]["details"]["would_activate"]["role"] == "menu_item", res
+        # Refused before anything was sent: the same observation, confirmed, opens the dialog.
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "confirm_dangerous": True,
+                                                     "actions": [{"type": "key", "keys": "l"}]})
+        assert not err, res
+        await window_titled(client, "Delete Cells", timeout=15)

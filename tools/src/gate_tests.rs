@@ -707,3 +707,61 @@ dialog "Question" @0,0 400x160
   button "_No" @110,110 90x30
   button "_Yes" @210,110 90x30 [default]
 "#;
+
+/// A window with its View menu open over a toolbar whose button carries "_Delete".
+const OPEN_MENU: &str = r#"app: soffice
+title: Sheet
+---
+window "Sheet" @0,0 400x300
+  button "_Delete Decimal Place" @10,40 90x30
+  menu_bar @0,0 400x20
+    menu "View" @0,0 40x20 [selected]
+      menu_item "_Zoom" @0,20 120x20 [focused]
+      menu_item "_Lines" @0,40 120x20
+    menu "Sheet" @40,0 40x20
+      menu_item "_Delete Sheet" @40,20 120x20
+"#;
+
+#[test]
+fn regression_a_letter_in_libreoffices_view_menu_was_judged_by_a_toolbar_button() {
+    // An open menu holds the keyboard: its letters press its items only. "l" in the View menu
+    // asked for confirmation because a toolbar button read "Delete Decimal Place". (Every item
+    // of the open menu is judged, whatever its letter: see the Qt and GTK context menus.)
+    let lab = lab();
+    block_on(async {
+        let window = match lab.backend.open(OPEN_MENU, Point::new(50, 50)) {
+            Ok(w) => w,
+            Err(e) => panic!("{e}"),
+        };
+        let done = key_in(&lab, &window, "l").await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses(), ["_Lines"]);
+    });
+}
+
+/// Observes `window` and sends `keys` to it.
+async fn key_in(
+    lab: &Lab,
+    window: &cu_core::window::WindowId,
+    keys: &str,
+) -> cu_core::Result<crate::action::ActionResult> {
+    let state_id = match lab
+        .service
+        .gui_state(&StateRequest {
+            window_id: window.0.clone(),
+            ..Default::default()
+        })
+        .await
+    {
+        Ok(s) => s.state_id,
+        Err(e) => panic!("{e:?}"),
+    };
+    lab.service
+        .gui_action(&ActionRequest {
+            window_id: window.0.clone(),
+            state_id,
+            actions: vec![key(keys)],
+            ..Default::default()
+        })
+        .await
+}

@@ -553,8 +553,8 @@ impl<'s> Sender<'s> {
 
     /// A letter in an open menu presses the item that carries it: judged against the items of the
     /// menu that holds focus (a popup is a window of its own, outside the window's snapshot: a
-    /// Qt context menu's "&Delete" was pressed by "d"), and against every control of the window
-    /// (where the toolkit takes it as a mnemonic).
+    /// Qt context menu's "&Delete" was pressed by "d"); a menu showing no items, against every
+    /// control of the window as well. A menu that cannot be read is unknown, and asks.
     async fn judge_menu_keys(&mut self, focus: &Probe, what: &str) -> Result<()> {
         let Some(menu) = focus
             .path
@@ -589,6 +589,14 @@ impl<'s> Sender<'s> {
         };
         self.judge_pressable(&items, 1, &item, what, "an item of the open menu")
             .await?;
+        if items.nodes.iter().skip(1).any(item) {
+            // An open menu holds the keyboard: a letter none of its items carries does nothing,
+            // and the window's own mnemonics are out of reach until it closes (LibreOffice's
+            // View menu is not judged by a toolbar's "Delete Decimal Place").
+            return Ok(());
+        }
+        // A menu showing no items (a menu bar's entry, highlighted but closed): its letters may
+        // reach the window's other controls.
         self.judge_access_keys(what).await
     }
 

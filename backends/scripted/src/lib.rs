@@ -600,10 +600,38 @@ impl ScriptedWindow {
             .position(|n| n.states.contains(State::Default) && n.role.is_interactive())
     }
 
+    /// What a letter presses while focus is in a menu: an item of the open menu that carries it
+    /// (the menu holds the keyboard), or, for a menu showing no items (a menu bar's closed
+    /// entry), any control of the window that does.
+    fn menu_key(&self, c: char) -> Option<usize> {
+        let focus = self.focus?;
+        let menu = match self.nodes.get(focus)?.role {
+            Role::Menu => focus,
+            _ => self.nodes.get(focus)?.parent? as usize,
+        };
+        let items: Vec<usize> = self
+            .nodes
+            .get(menu)?
+            .children
+            .iter()
+            .map(|i| *i as usize)
+            .filter(|i| self.nodes.get(*i).is_some_and(|n| n.role.is_interactive()))
+            .collect();
+        if items.is_empty() {
+            return self.access_key(c);
+        }
+        self.access_key_among(c, items.into_iter())
+    }
+
     /// The control whose name marks `c` as its access key (`_Delete` for d).
     fn access_key(&self, c: char) -> Option<usize> {
+        self.access_key_among(c, 0..self.nodes.len())
+    }
+
+    /// Of `among`, the control whose name marks `c` as its access key.
+    fn access_key_among(&self, c: char, mut among: impl Iterator<Item = usize>) -> Option<usize> {
         let want = c.to_lowercase().next().unwrap_or(c);
-        (0..self.nodes.len()).find(|i| {
+        among.find(|i| {
             self.nodes[*i].role.is_interactive()
                 && shown_name(&self.nodes, *i)
                     .split('_')
@@ -979,8 +1007,19 @@ impl Backend for Scripted {
         let mut w = self.world();
         w.fail(Call::Focused)?;
         let win = w.window(window)?;
+        // As AT-SPI answers it: a focused menu item comes with the menu that holds it.
         Ok(match win.focus {
-            Some(f) => win.probe(&[f]),
+            Some(f) => match win.nodes.get(f).and_then(|n| n.parent).map(|p| p as usize) {
+                Some(menu)
+                    if matches!(
+                        win.nodes[f].role,
+                        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem
+                    ) && win.nodes.get(menu).is_some_and(|m| m.role == Role::Menu) =>
+                {
+                    win.probe(&[menu, f])
+                }
+                _ => win.probe(&[f]),
+            },
             None => Probe::nothing(),
         })
     }
@@ -1058,7 +1097,7 @@ fn type_key(w: &mut World, window: &WindowId, keys: &[Key]) -> Result<()> {
         }
         Key::Char(c) if !ctrl && !alt => {
             if win.in_menu() {
-                if let Some(t) = win.access_key(*c) {
+                if let Some(t) = win.menu_key(*c) {
                     w.press(window, t);
                 }
             } else if let Some(f) = focus.filter(|f| win.takes_text(*f)) {

@@ -1259,6 +1259,14 @@ impl Backend for LinuxBackend {
         if let (InputPath::X11(x), Some(xid)) = (&c.input, c.live_entry(window).await?.xid) {
             let x = x.clone();
             if let Some(menu) = blocking(move || x.open_menu_of(xid)).await? {
+                // LibreOffice's open menu is in the tree, though none of its items says it is
+                // focused; Qt's is not there at all.
+                let entry = c.live_entry(window).await?;
+                if let Some(open) =
+                    probe::open_menu(&c.atspi, entry.frame()?, entry.placement()).await
+                {
+                    return Ok(open);
+                }
                 tracing::debug!(
                     menu = format_args!("0x{menu:x}"),
                     "an open popup menu outside the tree takes the keys"

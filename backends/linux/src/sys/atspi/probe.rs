@@ -242,6 +242,104 @@ fn keyboard_search(
     })
 }
 
+/// The menu open in `frame`'s application whose items keys would press, when no item of it
+/// says it is focused (LibreOffice's menus: their items are only SELECTED). A popup is a
+/// showing top-level of the app that is a menu or holds one (the last opened: a submenu comes
+/// after its menu); else a menu of the window's menu bar that is open (SELECTED or EXPANDED).
+/// Only a few levels are read, never the window.
+pub(crate) async fn open_menu(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+) -> Option<Probe> {
+    use cu_core::role::Role;
+    let showing_menu = |obj: ObjRef| async move {
+        let states = atspi.states(&obj).await.ok()?;
+        if !states.has(atspi_state::SHOWING) {
+            return None;
+        }
+        let node = read(atspi, &obj, placement).await.ok()?;
+        Some((obj, node))
+    };
+    let tops = atspi
+        .children(&Atspi::app_root(&frame.bus))
+        .await
+        .unwrap_or_default();
+    let mut open = None;
+    for top in tops.into_iter().filter(|t| t != frame) {
+        let Some((top, node)) = showing_menu(top).await else {
+            continue;
+        };
+        match node.role {
+            Role::Menu => open = Some((top, node)),
+            Role::Window => {
+                for child in atspi.children(&top).await.unwrap_or_default() {
+                    if let Some((child, node)) = showing_menu(child).await {
+                        if node.role == Role::Menu {
+                            open = Some((child, node));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if open.is_none() {
+        open = open_in_menu_bar(atspi, frame, placement).await;
+    }
+    let (obj, node) = open?;
+    Some(probe_of(atspi, &obj, node, placement).await)
+}
+
+/// A menu of the window's menu bar that is open. The menu bar is looked for among the frame's
+/// showing descendants, breadth first, within a few levels and a few dozen elements
+/// (LibreOffice's sits 5 levels down, under panels).
+async fn open_in_menu_bar(
+    atspi: &Atspi,
+    frame: &ObjRef,
+    placement: Placement,
+) -> Option<(ObjRef, Node)> {
+    use cu_core::role::Role;
+    const MENU_BAR_DEPTH: usize = 7;
+    const MAX_READ: usize = 64;
+    let mut level = vec![frame.clone()];
+    let mut read_count = 0;
+    for _ in 0..MENU_BAR_DEPTH {
+        let mut next = Vec::new();
+        for obj in &level {
+            next.extend(atspi.children(obj).await.unwrap_or_default());
+        }
+        let mut showing = Vec::new();
+        for obj in next {
+            read_count += 1;
+            if read_count > MAX_READ {
+                return None;
+            }
+            let (role, states) = tokio::join!(atspi.role(&obj), atspi.states(&obj));
+            if !states.is_ok_and(|s| s.has(atspi_state::SHOWING)) {
+                continue;
+            }
+            if role.ok() != Some(translate::atspi_role::MENU_BAR) {
+                showing.push(obj);
+                continue;
+            }
+            for menu in atspi.children(&obj).await.unwrap_or_default() {
+                let Ok(node) = read(atspi, &menu, placement).await else {
+                    continue;
+                };
+                if node.role == Role::Menu
+                    && (node.states.contains(State::Selected)
+                        || node.states.contains(State::Expanded))
+                {
+                    return Some((menu, node));
+                }
+            }
+        }
+        level = showing;
+    }
+    None
+}
+
 /// The focused element as the gate judges it, with the labels inside it if it has no name, and
 /// for an item of a menu the menu before it (its items are what a letter may press).
 async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement) -> Probe {
