@@ -11,4 +11,5 @@ pub mod listen;
 pub mod remote;
 pub mod server;
 pub mod tools;
+pub mod untrusted;
 pub mod wire;

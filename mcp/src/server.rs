@@ -78,10 +78,11 @@ impl McpServer {
 
     /// [`McpServer::call`] as a tool result: an error becomes an error result, and a panic
     /// inside the call answers that call with `INTERNAL` at once; the server and the next call
-    /// go on (the first round's `look_at_screen` never answered after one).
+    /// go on (the first round's `look_at_screen` never answered after one). The window text in
+    /// the answer is marked ([`crate::untrusted`]).
     pub async fn call_answering_panics(&self, name: &str, args: JsonObject) -> CallToolResult {
         let call = std::panic::AssertUnwindSafe(self.call(name, args));
-        match futures_util::FutureExt::catch_unwind(call).await {
+        let mut result = match futures_util::FutureExt::catch_unwind(call).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => error_result(&e),
             Err(panic) => {
@@ -101,7 +102,10 @@ impl McpServer {
                     .with_suggestion("Do not repeat the same call: it will fail the same way. Report it with the server's log; use another tool or window meanwhile."),
                 )
             }
-        }
+        };
+        // Window text is data: named and fenced once, here, whatever machine answered.
+        crate::untrusted::mark(name, &mut result);
+        result
     }
 
     async fn forward(

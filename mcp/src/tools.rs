@@ -213,8 +213,17 @@ impl ToolSpec {
                 );
             }
         }
+        let mut output = (self.output)();
+        if crate::untrusted::carries_window_text(self.name) {
+            if let Value::Object(root) = &mut output {
+                root.insert(
+                    "properties".into(),
+                    json!({ "untrusted": crate::untrusted::schema() }),
+                );
+            }
+        }
         Tool::new(self.name, self.description, object(input))
-            .with_raw_output_schema(object((self.output)()))
+            .with_raw_output_schema(object(output))
             .with_annotations(self.effect.annotations())
     }
 }

@@ -120,10 +120,17 @@ def connect(request, server_env):
 
 
 def result_json(res):
-    """The tool result as (is_error, JSON value)."""
+    """The tool result as (is_error, JSON value): its structured content, as a program reads it
+    (the text block is the same JSON with window text fenced, for the model: see
+    test_untrusted.py)."""
     is_error = getattr(res, "is_error", None)
     if is_error is None:
         is_error = getattr(res, "isError", False)
+    structured = getattr(res, "structuredContent", None)
+    if structured is None:
+        structured = getattr(res, "structured_content", None)
+    if structured is not None:
+        return bool(is_error), structured
     text = next(b.text for b in res.content if getattr(b, "type", "") == "text")
     return bool(is_error), json.loads(text)
 
