@@ -197,6 +197,11 @@ enum Command {
         /// fingerprint is printed for the controller's `fingerprint`.
         #[arg(long, conflicts_with = "tls_cert")]
         tls_self_signed: bool,
+        /// File holding the desktop credential (else MCP_CU_DESKTOP_TOKEN), a second token that
+        /// a controller's Desktop page needs to decide approvals and send a person's input here.
+        /// Without it those are off; the tool token never allows them.
+        #[arg(long, value_name = "FILE")]
+        desktop_token_file: Option<std::path::PathBuf>,
     },
     /// Serve the Desktop page at http://ADDR/ (loopback by default; other addresses need TLS):
     /// a person sees and operates windows of this machine and the configured ones, and approves
@@ -515,9 +520,17 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             listen,
             listener,
             tls_self_signed,
+            desktop_token_file,
         } => {
             let options = listener.options(listen, false)?;
-            return worker::run(service, options, tls_self_signed).await;
+            let desktop = match cu_mcp::http::read_desktop_token(
+                desktop_token_file.as_deref(),
+                options.token.as_deref(),
+            )? {
+                Some(token) => cu_mcp::server::DesktopAccess::Credential(token.into()),
+                None => cu_mcp::server::DesktopAccess::ReadOnly,
+            };
+            return worker::run(service, options, tls_self_signed, desktop).await;
         }
         Command::Serve {
             http: Some(addr),

@@ -9,11 +9,13 @@ use cu_core::ErrorCode;
 use cu_mcp::remote::Remote as _;
 
 /// Serves this machine's tool service until the process ends; `self_signed` makes (once) and
-/// uses a self-signed certificate instead of the listener's TLS files.
+/// uses a self-signed certificate instead of the listener's TLS files; `desktop` says who may
+/// decide approvals and send input from a Desktop page.
 pub(crate) async fn run(
     service: cu_tools::Service,
     mut options: cu_mcp::http::HttpOptions,
     self_signed: bool,
+    desktop: cu_mcp::server::DesktopAccess,
 ) -> Result<CuExit, Error> {
     let mut fingerprint = None;
     if self_signed {
@@ -43,7 +45,7 @@ pub(crate) async fn run(
             problems.join("; ")
         );
     }
-    let desktop = if problems.is_empty() {
+    let session = if problems.is_empty() {
         "available".to_owned()
     } else {
         format!("unavailable: {}", problems.join("; "))
@@ -51,9 +53,9 @@ pub(crate) async fn run(
     let announce = serde_json::json!({
         "listening": format!("{scheme}://{}/mcp", options.addr),
         "fingerprint": fingerprint,
-        "desktop": desktop,
+        "desktop": session,
     });
-    let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
+    let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls(desktop);
     // Announced once the socket is bound: a controller reading the line connects at once.
     cu_mcp::http::serve_http_then(server, options, || crate::emit_line(&announce)).await?;
     Ok(CuExit::Success)
@@ -94,7 +96,8 @@ pub(crate) async fn desktop_call(
     let summarize = cu_mcp::wire::answer_json;
     let args = request.as_object().cloned().unwrap_or_default();
     if machine == "local" {
-        let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls();
+        let server = cu_mcp::server::McpServer::new(Arc::new(service))
+            .with_internal_calls(cu_mcp::server::DesktopAccess::InProcess);
         return summarize(
             server
                 .call(cu_mcp::wire::INTERNAL_DESKTOP_CALL, args)

@@ -45,20 +45,42 @@ pub struct TlsFiles {
 
 /// Reads the token: `token_file` if given, else the environment variable `MCP_CU_HTTP_TOKEN`.
 pub fn read_token(token_file: Option<&std::path::Path>) -> Result<Option<String>, Error> {
-    let token = match token_file {
+    read_secret(token_file, "MCP_CU_HTTP_TOKEN")
+}
+
+/// Reads a worker's desktop credential: `file` if given, else `MCP_CU_DESKTOP_TOKEN`. It must
+/// differ from the tool token.
+pub fn read_desktop_token(
+    file: Option<&std::path::Path>,
+    tool_token: Option<&str>,
+) -> Result<Option<String>, Error> {
+    let desktop = read_secret(file, "MCP_CU_DESKTOP_TOKEN")?;
+    if desktop.is_some() && desktop.as_deref() == tool_token {
+        return Err(Error::new(
+            ErrorCode::ConfigInvalid,
+            "the desktop credential is the tool token: whoever can call the tools could then approve what the gate held back",
+        )
+        .with_suggestion("Use a second random token, e.g. `openssl rand -hex 32`."));
+    }
+    Ok(desktop)
+}
+
+/// A secret from `file`, else the environment variable `var`: trimmed, at least 16 characters.
+fn read_secret(file: Option<&std::path::Path>, var: &str) -> Result<Option<String>, Error> {
+    let token = match file {
         Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
             Error::new(
                 ErrorCode::ConfigInvalid,
                 format!("cannot read the token file {}: {e}", path.display()),
             )
         })?),
-        None => std::env::var("MCP_CU_HTTP_TOKEN").ok(),
+        None => std::env::var(var).ok(),
     };
     let token = token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
     if token.as_ref().is_some_and(|t| t.len() < 16) {
         return Err(Error::new(
             ErrorCode::ConfigInvalid,
-            "the HTTP token is shorter than 16 characters",
+            format!("the token ({var} or its file) is shorter than 16 characters"),
         )
         .with_suggestion("Use a long random token, e.g. `openssl rand -hex 32`."));
     }

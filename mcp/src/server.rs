@@ -24,7 +24,21 @@ pub const INSTRUCTIONS: &str = include_str!("../../docs/AGENTS_SNIPPET.md");
 pub struct McpServer {
     service: Arc<Service>,
     remote: Option<Arc<dyn Remote>>,
-    internal: bool,
+    internal: Option<DesktopAccess>,
+}
+
+/// Who may send the Desktop page's internal requests that change something on this machine (a
+/// decision on an approval, input, bringing a window forward). The tool token is not enough:
+/// whoever holds it can call every tool, so it must not also be able to approve what the gate
+/// held back, or send input the gate never judges.
+#[derive(Clone)]
+pub enum DesktopAccess {
+    /// The page of this very process (`desktop-call local`): nothing to check.
+    InProcess,
+    /// A worker: such requests carry this credential (`credential`), the worker's own.
+    Credential(Arc<str>),
+    /// A worker started without a desktop credential: read-only requests only.
+    ReadOnly,
 }
 
 use crate::wire::INTERNAL_DESKTOP_CALL;
@@ -35,7 +49,7 @@ impl McpServer {
         McpServer {
             service,
             remote: None,
-            internal: false,
+            internal: None,
         }
     }
 
@@ -48,8 +62,8 @@ impl McpServer {
 
     /// Also answers the unlisted internal call of the Desktop page (a worker's listener).
     #[must_use]
-    pub fn with_internal_calls(mut self) -> McpServer {
-        self.internal = true;
+    pub fn with_internal_calls(mut self, access: DesktopAccess) -> McpServer {
+        self.internal = Some(access);
         self
     }
 
@@ -123,6 +137,16 @@ impl McpServer {
         if name == INTERNAL_DESKTOP_CALL {
             return Err(unknown_tool(name));
         }
+        let mut args = args;
+        args.remove(cu_tools::TIGHTENING_ARGUMENT);
+        if !crate::tools::may_retry(name) {
+            // This controller's extra words and approvals hold on the machine that acts, on top
+            // of its own (they only tighten).
+            if let Some(t) = cu_tools::Tightening::of(self.service.config()) {
+                let value = serde_json::to_value(t).unwrap_or_default();
+                args.insert(cu_tools::TIGHTENING_ARGUMENT.into(), value);
+            }
+        }
         let outcome = remote.call(machine, name, args).await;
         let failure = match &outcome {
             Err(e) => Some(e.clone()),
@@ -182,12 +206,25 @@ impl McpServer {
     async fn dispatch(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, Error> {
         let _running = self.service.begin_call();
         if let Some(tool) = crate::tools::find(name) {
-            return (tool.run)(&self.service, args).await;
+            // A controller's own safety settings, sent with the call it forwarded here.
+            let (args, tightening) = take_tightening(args)?;
+            return self
+                .service
+                .tightened(tightening, (tool.run)(&self.service, args))
+                .await;
         }
-        if name != INTERNAL_DESKTOP_CALL || !self.internal {
+        let (true, Some(access)) = (name == INTERNAL_DESKTOP_CALL, &self.internal) else {
             return Err(unknown_tool(name));
-        }
+        };
+        let mut args = args;
+        let credential = args
+            .as_object_mut()
+            .and_then(|a| a.remove("credential"))
+            .and_then(|c| c.as_str().map(str::to_owned));
         let request: DesktopRequest = parse(args)?;
+        if request.changes_something() {
+            access.admits(credential.as_deref())?;
+        }
         let answer = self.service.desktop(&request).await?;
         let mut result = json_result(&answer);
         if let DesktopAnswer::Capture { jpeg, .. } | DesktopAnswer::Crop { jpeg } = &answer {
@@ -195,6 +232,50 @@ impl McpServer {
         }
         Ok(result)
     }
+}
+
+impl DesktopAccess {
+    /// Whether a request that changes something, carrying `credential`, may run.
+    fn admits(&self, credential: Option<&str>) -> Result<(), Error> {
+        let refused = |why: &str| {
+            Err(Error::new(cu_core::ErrorCode::Unauthorized, why.to_owned())
+                .with_suggestion("Start the worker with --desktop-token-file and give the controller the same file as the machine's desktop_token_file (a credential of its own, not the tool token)."))
+        };
+        match self {
+            DesktopAccess::InProcess => Ok(()),
+            DesktopAccess::ReadOnly => refused(
+                "this worker has no desktop credential: approvals, input and activation from a Desktop page are off",
+            ),
+            DesktopAccess::Credential(own) => match credential {
+                Some(given) if crate::http::constant_time_eq(given.as_bytes(), own.as_bytes()) => {
+                    Ok(())
+                }
+                _ => refused("missing or wrong desktop credential: the tool token cannot decide approvals or send a person's input"),
+            },
+        }
+    }
+}
+
+/// `args` without the hidden tightening argument, and the settings it carried.
+fn take_tightening(
+    mut args: serde_json::Value,
+) -> Result<(serde_json::Value, Option<cu_tools::Tightening>), Error> {
+    let Some(value) = args
+        .as_object_mut()
+        .and_then(|a| a.remove(cu_tools::TIGHTENING_ARGUMENT))
+    else {
+        return Ok((args, None));
+    };
+    let tightening = serde_json::from_value(value).map_err(|e| {
+        Error::new(
+            cu_core::ErrorCode::InvalidArgument,
+            format!(
+                "{} is not a controller's safety settings: {e}",
+                cu_tools::TIGHTENING_ARGUMENT
+            ),
+        )
+    })?;
+    Ok((args, Some(tightening)))
 }
 
 fn unknown_tool(name: &str) -> Error {
@@ -352,5 +433,109 @@ mod tests {
             crate::wire::answer_json(next).is_ok(),
             "the next call works"
         );
+    }
+
+    /// Issue 39: a worker's tool token decided approvals and sent input through `_desktop`.
+    /// Those need the desktop credential now; looking does not.
+    #[tokio::test]
+    async fn regression_the_tool_token_alone_sent_a_persons_input_through_a_worker() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Scripted::new();
+        let window = backend
+            .open(
+                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"OK\" @10,10 40x20\n",
+                Point::new(0, 0),
+            )
+            .unwrap();
+        let mut config = Config::defaults(&|_| None);
+        config.sessions_dir = dir.path().to_path_buf();
+        let service = Arc::new(Service::new(Arc::new(backend.clone()), config));
+        let input = |credential: Option<&str>| {
+            let mut args = serde_json::json!({
+                "op": "input",
+                "window_id": window.0,
+                "geometry": {"x": 0, "y": 0, "w": 100, "h": 100},
+                "event": {"kind": "click", "at": {"x": 20, "y": 15}, "button": "left", "count": 1},
+            });
+            if let Some(c) = credential {
+                args["credential"] = c.into();
+            }
+            args.as_object().cloned().unwrap_or_default()
+        };
+        let code = |answer: CallToolResult| crate::wire::answer_json(answer).err().map(|e| e.code);
+        let own = "desktop-credential-0123456789";
+        for (access, credential) in [
+            (DesktopAccess::ReadOnly, None),
+            (DesktopAccess::ReadOnly, Some(own)),
+            (DesktopAccess::Credential(own.into()), None),
+            (
+                DesktopAccess::Credential(own.into()),
+                Some("desktop-credential-9876543210"),
+            ),
+        ] {
+            let server = McpServer::new(service.clone()).with_internal_calls(access);
+            let answer = server
+                .call_answering_panics(INTERNAL_DESKTOP_CALL, input(credential))
+                .await;
+            assert_eq!(code(answer), Some(cu_core::ErrorCode::Unauthorized));
+            // Looking needs no more than the tool token.
+            let mut windows = JsonObject::new();
+            windows.insert("op".into(), "windows".into());
+            let answer = server
+                .call_answering_panics(INTERNAL_DESKTOP_CALL, windows)
+                .await;
+            assert_eq!(code(answer), None);
+        }
+        assert!(backend.inputs().is_empty(), "nothing was sent");
+        let server =
+            McpServer::new(service).with_internal_calls(DesktopAccess::Credential(own.into()));
+        let answer = server
+            .call_answering_panics(INTERNAL_DESKTOP_CALL, input(Some(own)))
+            .await;
+        assert_eq!(code(answer), None);
+        assert_eq!(backend.inputs().len(), 1);
+    }
+
+    /// Issue 39: a controller's extra words and approvals did not reach the worker that acts.
+    /// They travel with the forwarded call and hold there for that call alone.
+    #[tokio::test]
+    async fn a_controllers_extra_words_hold_on_the_worker_for_that_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Scripted::new();
+        let window = backend
+            .open(
+                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"Frobnicate\" @10,10 40x20\n",
+                Point::new(0, 0),
+            )
+            .unwrap();
+        let mut config = Config::defaults(&|_| None);
+        config.sessions_dir = dir.path().to_path_buf();
+        let server = McpServer::new(Arc::new(Service::new(Arc::new(backend.clone()), config)));
+        let click = |gate: Option<serde_json::Value>| {
+            let mut args = serde_json::json!({"app": window.0, "target": "Frobnicate"});
+            if let Some(g) = gate {
+                args[cu_tools::TIGHTENING_ARGUMENT] = g;
+            }
+            args.as_object().cloned().unwrap_or_default()
+        };
+        let code = |answer: CallToolResult| crate::wire::answer_json(answer).err().map(|e| e.code);
+        let tightened = serde_json::json!({"blocked_words": ["frobnicate"]});
+        let answer = server
+            .call_answering_panics("click", click(Some(tightened)))
+            .await;
+        assert_eq!(
+            code(answer),
+            Some(cu_core::ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(backend.presses().is_empty());
+        // Only for that call: the next one, without it, passes.
+        let answer = server.call_answering_panics("click", click(None)).await;
+        assert_eq!(code(answer), None);
+        assert_eq!(backend.presses(), ["Frobnicate"]);
+        // Anything else in it is refused, not ignored.
+        let answer = server
+            .call_answering_panics("click", click(Some(serde_json::json!({"approvals": "no"}))))
+            .await;
+        assert_eq!(code(answer), Some(cu_core::ErrorCode::InvalidArgument));
     }
 }

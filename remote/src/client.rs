@@ -74,6 +74,14 @@ impl Remote for RemoteMachines {
         args: JsonObject,
     ) -> Result<CallToolResult, Error> {
         let m = self.machine(machine)?;
+        let mut args = args;
+        if tool == cu_mcp::wire::INTERNAL_DESKTOP_CALL {
+            // The Desktop page's requests carry the worker's desktop credential, when this
+            // controller has one: the tool token alone cannot decide approvals there.
+            if let Some(credential) = m.desktop_credential()? {
+                args.insert("credential".into(), credential.into());
+            }
+        }
         let bound = Duration::from_secs(m.config.timeout_seconds);
         match tokio::time::timeout(bound, m.call(tool, args)).await {
             Ok(result) => result,
@@ -90,6 +98,24 @@ impl Remote for RemoteMachines {
 }
 
 impl Machine {
+    /// The worker's desktop credential, read from its file now (`None` when none is configured).
+    fn desktop_credential(&self) -> Result<Option<String>, Error> {
+        let Some(path) = &self.config.desktop_token_file else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "machine {}: cannot read its desktop token file {}: {e}",
+                    self.config.name,
+                    path.display()
+                ),
+            )
+        })?;
+        Ok(Some(text.trim().to_owned()).filter(|t| !t.is_empty()))
+    }
+
     async fn call(&self, tool: &str, args: JsonObject) -> Result<CallToolResult, Error> {
         let mut request = CallToolRequestParams::new(tool.to_owned());
         request.arguments = Some(args);

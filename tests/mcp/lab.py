@@ -51,6 +51,10 @@ class Worker:
         self.sessions.mkdir()
         self.token_file = tmp / f"{name}.token"
         self.token_file.write_text(TOKEN)
+        # The desktop credential: decisions and a person's input from a Desktop page need it,
+        # never the tool token.
+        self.desktop_token_file = tmp / f"{name}.desktop-token"
+        self.desktop_token_file.write_text(f"desktop-{name}-0123456789abcdef")
         self.proc = None
         self.fingerprint = None
         self.extra_env = {}
@@ -72,7 +76,8 @@ class Worker:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
     def command(self, *extra):
-        return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file), *extra]
+        return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file),
+                "--desktop-token-file", str(self.desktop_token_file), *extra]
 
     def start(self):
         env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions), **self.extra_env)

@@ -59,7 +59,12 @@ def controller_config(tmp, workers, silent_port):
     lines = []
     for w in workers.values():
         lines += [f"[machines.{w.name}]", f'url = "https://{w.ip}:8443/mcp"', f'token_file = "{w.token_file}"',
+                  f'desktop_token_file = "{w.desktop_token_file}"',
                   f'fingerprint = "{w.fingerprint}"', "timeout_seconds = 20", ""]
+    # w3 again, reached with the tool token alone.
+    w3 = workers["w3"]
+    lines += ["[machines.w3tools]", f'url = "https://{w3.ip}:8443/mcp"', f'token_file = "{w3.token_file}"',
+              f'fingerprint = "{w3.fingerprint}"', "timeout_seconds = 20", ""]
     w1 = workers["w1"]
     lines += ["[machines.badtoken]", f'url = "https://{w1.ip}:8443/mcp"', f'token_file = "{bad_token}"',
               f'fingerprint = "{w1.fingerprint}"', "",
@@ -267,6 +272,32 @@ def test_internal_call_through_the_controller(lab, controller):
     out = subprocess.run([BIN, "desktop-call", "w3", json.dumps({"op": "input", "window_id": wid, "geometry": shot["geometry"], "event": event})],
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and json.loads(out.stdout)["sent"] is True, out
+    audit = [json.loads(line) for line in (workers["w3"].sessions / "actions.log").read_text().splitlines()]
+    assert any(r.get("action") == "desktop.input.move" and r.get("result") == "ok" and r.get("window") == wid
+               for r in audit), audit
+
+
+def test_regression_the_tool_token_alone_decided_approvals_and_sent_input_on_a_worker(lab, controller):
+    """Issue 39: whoever held a worker's tool token could approve what its gate held back and
+    send input no gate judged, through the Desktop page's internal call. Now those need the
+    worker's desktop credential; with the tool token alone (machine w3tools: w3 without
+    desktop_token_file) they are refused, and only looking is allowed."""
+    _, workers, _ = lab
+    _, env = controller
+    run = lambda request: subprocess.run([BIN, "desktop-call", "w3tools", json.dumps(request)], env=env,
+                                         capture_output=True, text=True, timeout=60)
+    out = run({"op": "windows"})
+    assert out.returncode == 0, out
+    wid = json.loads(out.stdout)["windows"][0]["id"]
+    shot = json.loads(run({"op": "capture", "window_id": wid}).stdout)
+    for request in ({"op": "input", "window_id": wid, "geometry": shot["geometry"],
+                     "event": {"kind": "move", "at": {"x": 5, "y": 5}}},
+                    {"op": "decide", "id": "a0000000000000000", "approve": True, "by": "someone"},
+                    {"op": "activate", "window_id": wid}):
+        out = run(request)
+        assert out.returncode == 1, (request, out)
+        error = json.loads(out.stdout)["error"]
+        assert error["code"] == "UNAUTHORIZED" and "desktop" in error["suggestion"], (request, error)
 
 
 async def test_concurrent_clients_across_workers_mix_nothing(lab, controller):
@@ -385,3 +416,26 @@ async def test_a_worker_with_a_ca_signed_certificate(lab, server_env, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+async def test_regression_the_controllers_own_words_did_not_reach_the_worker(lab, server_env):
+    """Issue 39: a controller's extra blocked words (and approvals) applied to its own desktop
+    only; a forwarded call met the worker's settings alone. Now they travel with each acting
+    call and hold on the machine that acts, for that call."""
+    tmp, workers, silent_port = lab
+    config = controller_config(tmp, workers, silent_port)
+    tight = tmp / "tight-controller.toml"
+    tight.write_text(config.read_text() + '\n[safety]\nblocklist_extra = ["7"]\n')
+    env = dict(server_env, MCP_CU_CONFIG=str(tight))
+    pid = workers["w1"].launch("calc")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
+        w = await window_on(client, "w1", pid)
+        err, res = await call(client, "click", {"app": w["id"], "target": "7"})
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+        assert res["error"]["details"]["matched_rule"] == "7", res
+        # Looking is not acting: nothing is added to it.
+        err, res = await call(client, "gui_state", {"window_id": w["id"]})
+        assert not err, res
+    log = [json.loads(line) for line in (workers["w1"].sessions / "actions.log").read_text().splitlines()]
+    assert any(r.get("action") == "click" and r.get("error_code") == "DANGEROUS_ACTION_NEEDS_CONFIRMATION"
+               for r in log), log

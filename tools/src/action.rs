@@ -424,7 +424,7 @@ impl Service {
             if let Decision::NeedsConfirmation {
                 label,
                 matched_rule,
-            } = self.gate.check(&label)
+            } = self.gate().check(&label)
             {
                 let point = match plan {
                     Plan::Point { at, .. } => Some(*at),

@@ -86,7 +86,7 @@ impl Service {
         blocked: Blocked,
         confirmed: bool,
     ) -> Result<Option<String>> {
-        if !self.config.approvals {
+        if !self.approvals_on() {
             return if confirmed {
                 Ok(None)
             } else {

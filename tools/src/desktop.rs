@@ -60,6 +60,22 @@ pub enum DesktopRequest {
     },
 }
 
+impl DesktopRequest {
+    /// A decision, input or activation: what only a person on a Desktop page may ask for (a
+    /// worker admits it with its desktop credential alone, never with the tool token).
+    pub fn changes_something(&self) -> bool {
+        match self {
+            DesktopRequest::Windows
+            | DesktopRequest::Capture { .. }
+            | DesktopRequest::Approvals
+            | DesktopRequest::Crop { .. } => false,
+            DesktopRequest::Activate { .. }
+            | DesktopRequest::Decide { .. }
+            | DesktopRequest::Input { .. } => true,
+        }
+    }
+}
+
 /// The answer to a [`DesktopRequest`].
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
@@ -95,8 +111,62 @@ pub enum DesktopAnswer {
 }
 
 impl Service {
-    /// Runs one internal desktop request.
+    /// Runs one internal desktop request. A person's input, activation or decision is written
+    /// to the audit log like any acting call (typed text by its length only).
     pub async fn desktop(&self, req: &DesktopRequest) -> Result<DesktopAnswer> {
+        let answer = self.desktop_now(req).await;
+        if req.changes_something() {
+            self.audit_desktop(req, answer.as_ref().err());
+        }
+        answer
+    }
+
+    fn audit_desktop(&self, req: &DesktopRequest, error: Option<&Error>) {
+        let mut record = cu_core::audit::AuditRecord {
+            result: Some(if error.is_some() { "failed" } else { "ok" }.into()),
+            error_code: error.map(|e| e.code.as_str().to_owned()),
+            how: Some("desktop_page".into()),
+            ..Default::default()
+        };
+        match req {
+            DesktopRequest::Activate { window_id } => {
+                record.action = Some("desktop.activate".into());
+                record.window = Some(window_id.clone());
+            }
+            DesktopRequest::Decide { id, approve, by } => {
+                record.action = Some("desktop.decide".into());
+                record.reference = Some(id.clone());
+                record.approval = Some(if *approve { "approved" } else { "denied" }.into());
+                record.hint = Some(format!("by {by}"));
+            }
+            DesktopRequest::Input {
+                window_id, event, ..
+            } => {
+                record.window = Some(window_id.clone());
+                let (kind, point) = match event {
+                    InputEvent::Move { at } => ("move", Some(*at)),
+                    InputEvent::Click { at, .. } => ("click", Some(*at)),
+                    InputEvent::Drag { from, .. } => ("drag", Some(*from)),
+                    InputEvent::Scroll { at, .. } => ("scroll", Some(*at)),
+                    // Keys and text are what a person typed: their length only, never them.
+                    InputEvent::Key { .. } => ("key", None),
+                    InputEvent::Text { text } => {
+                        record.text_len = Some(text.chars().count());
+                        ("text", None)
+                    }
+                    _ => ("other", None),
+                };
+                record.action = Some(format!("desktop.input.{kind}"));
+                record.point = point;
+            }
+            _ => return,
+        }
+        if let Err(e) = self.audit.append(record, None) {
+            tracing::warn!("audit log: {}", e.message);
+        }
+    }
+
+    async fn desktop_now(&self, req: &DesktopRequest) -> Result<DesktopAnswer> {
         match req {
             DesktopRequest::Windows => Ok(DesktopAnswer::Windows(self.gui_list().await?)),
             DesktopRequest::Capture { window_id } => {

@@ -515,7 +515,7 @@ impl<'s> Sender<'s> {
             Reach::DeleteKey if focus.takes_text() || focus.is_empty() => Ok(()),
             Reach::DeleteKey => {
                 let label = format!("the Delete key on {:?}", focus.shown_name());
-                match self.svc.gate.check("Delete") {
+                match self.svc.gate().check("Delete") {
                     Decision::NeedsConfirmation { matched_rule, .. } => self
                         .block(
                             label,
@@ -616,7 +616,7 @@ impl<'s> Sender<'s> {
                 continue;
             }
             let probe = Probe::from_node(snapshot, i);
-            let verdict = match consequence::judge(&self.svc.gate, &probe, Some(snapshot)) {
+            let verdict = match consequence::judge(&self.svc.gate(), &probe, Some(snapshot)) {
                 consequence::Verdict::Unlabeled { .. } | consequence::Verdict::Allowed => continue,
                 v => v,
             };
@@ -652,7 +652,7 @@ impl<'s> Sender<'s> {
                 _ => None,
             };
             let verdict =
-                consequence::judge(&self.svc.gate, &probe, read.as_ref().or(Some(&snapshot)));
+                consequence::judge(&self.svc.gate(), &probe, read.as_ref().or(Some(&snapshot)));
             if verdict != consequence::Verdict::Allowed {
                 let context = format!("Return lands on {:?}", probe.shown_name());
                 self.block_verdict(verdict, &probe, None, Some(context))
@@ -775,7 +775,7 @@ impl<'s> Sender<'s> {
             }
             _ => None,
         };
-        let verdict = consequence::judge(&self.svc.gate, probe, window.as_ref());
+        let verdict = consequence::judge(&self.svc.gate(), probe, window.as_ref());
         tracing::debug!(
             receiver = ?probe.receiver().map(|n| (n.role, &n.name)),
             dialog_read = window.as_ref().map(|w| w.nodes.len()),

@@ -190,7 +190,7 @@ impl Service {
                 None => None,
             };
             // With approvals on, a person decides per step, seeing the element: no early refusal.
-            if !req.confirm_dangerous && !self.config.approvals {
+            if !req.confirm_dangerous && !self.approvals_on() {
                 for (step, label) in labels.iter().enumerate() {
                     self.gate_label(step, label, None)?;
                 }
@@ -398,7 +398,7 @@ impl Service {
             )
             .into());
         }
-        if !req.confirm_dangerous && !self.config.approvals {
+        if !req.confirm_dangerous && !self.approvals_on() {
             self.gate_label(0, &req.target, None)?;
         }
         let window = self.find_app(&req.app).await?;
@@ -529,7 +529,7 @@ impl Service {
     ) -> Result<Option<(String, String)>> {
         let stopped = [resolved.target.as_str(), resolved.name.as_str()]
             .into_iter()
-            .find_map(|label| match self.gate.check(label) {
+            .find_map(|label| match self.gate().check(label) {
                 Decision::NeedsConfirmation {
                     label,
                     matched_rule,
@@ -576,7 +576,7 @@ impl Service {
         let Decision::NeedsConfirmation {
             label,
             matched_rule,
-        } = self.gate.check(label)
+        } = self.gate().check(label)
         else {
             return Ok(());
         };

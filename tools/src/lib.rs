@@ -42,6 +42,7 @@ mod steps;
 mod target;
 #[cfg(test)]
 mod test_support;
+mod tighten;
 #[cfg(test)]
 mod visible_tests;
 mod wait;
@@ -78,6 +79,7 @@ pub use llm::{ModelHealth, ModelRuntime, PingResult, ReleaseResult};
 pub use look::{LookAnswer, LookImage, LookOutcome, LookRequest};
 pub use open::{OpenRequest, OpenResult, OpenToolRequest};
 pub use steps::{Effect, Opened, Outcome, Via};
+pub use tighten::{Tightening, ARGUMENT as TIGHTENING_ARGUMENT};
 pub use wait::{WaitOutcome, WaitRequest, WaitResult};
 pub use window::{WindowOp, WindowOutcome, WindowRequest, WindowResult};
 

@@ -274,7 +274,7 @@ impl Service {
             if let Decision::NeedsConfirmation {
                 label,
                 matched_rule,
-            } = self.gate.check("Close")
+            } = self.gate().check("Close")
             {
                 let blocked = super::approval::Blocked {
                     step: 0,

@@ -238,6 +238,43 @@ fn regression_close_goes_through_the_approval_policy() {
     );
 }
 
+/// Issue 39: a controller's approvals did not reach the worker that acts. Forwarded with the
+/// call, they hold there for that call: `confirm_dangerous` alone is not enough.
+#[test]
+fn a_controllers_approvals_hold_for_the_call_it_forwarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Scripted::new();
+    let window = backend.open(APP, Point::new(100, 100)).unwrap();
+    let mut config = cu_core::config::Config::defaults(&|_| None);
+    config.sessions_dir = dir.path().to_path_buf();
+    config.call_budget_seconds = 6.0;
+    let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
+    let req = WindowRequest {
+        window_id: window.0.clone(),
+        op: WindowOp::Close,
+        x: None,
+        y: None,
+        width: None,
+        height: None,
+        confirm_dangerous: true,
+    };
+    // The controller's word "close" and its approvals: nobody decides, nothing is sent.
+    let tightening = super::Tightening {
+        approvals: true,
+        blocked_words: vec!["close".into()],
+    };
+    let e = block_on(service.tightened(Some(tightening), service.gui_window(&req)))
+        .err()
+        .map(|e| e.code);
+    assert_eq!(e, Some(ErrorCode::ApprovalTimeout));
+    assert!(!backend
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Window(..))));
+    // The same call without them: the worker's own settings (no such word) let it close.
+    assert!(block_on(service.gui_window(&req)).is_ok());
+}
+
 /// Issue 39: `gui_window` operated the Desktop page's own window (minimize, close).
 #[test]
 fn regression_the_desktop_page_window_is_never_operated() {

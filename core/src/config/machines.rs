@@ -4,6 +4,9 @@
 //! [machines.lab1]
 //! url = "https://10.0.0.12:8443/mcp"
 //! token_file = "/home/me/.config/mcp-computer-use/lab1.token"
+//! # the worker's --desktop-token-file: lets this controller's Desktop page decide approvals
+//! # and send a person's input there (never the tool token)
+//! desktop_token_file = "/home/me/.config/mcp-computer-use/lab1.desktop-token"
 //! fingerprint = "sha256 of the worker's certificate, hex (colons allowed)"
 //! # or: ca_file = "/path/to/ca.pem"
 //! timeout_seconds = 60
@@ -25,6 +28,10 @@ pub struct MachineConfig {
     pub url: String,
     /// File holding the worker's bearer token.
     pub token_file: PathBuf,
+    /// File holding the worker's desktop credential, which the Desktop page's decisions, input
+    /// and activation need there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desktop_token_file: Option<PathBuf>,
     /// SHA-256 of the worker's certificate (64 hex digits): pins a self-signed certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
@@ -70,6 +77,7 @@ pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (St
         if ![
             "url",
             "token_file",
+            "desktop_token_file",
             "fingerprint",
             "ca_file",
             "timeout_seconds",
@@ -78,7 +86,7 @@ pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (St
         {
             return Err((
                 key(k),
-                "unknown key; keys of a machine: url, token_file, fingerprint, ca_file, timeout_seconds".into(),
+                "unknown key; keys of a machine: url, token_file, desktop_token_file, fingerprint, ca_file, timeout_seconds".into(),
             ));
         }
     }
@@ -100,6 +108,7 @@ pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (St
         })
         .transpose()?;
     let ca_file = text("ca_file")?.map(PathBuf::from);
+    let desktop_token_file = text("desktop_token_file")?.map(PathBuf::from);
     let timeout_seconds = match table.get("timeout_seconds") {
         None => DEFAULT_MACHINE_TIMEOUT,
         Some(toml::Value::Integer(n)) if (1..=600).contains(n) => *n as u64,
@@ -139,6 +148,7 @@ pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (St
         name: name.to_owned(),
         url,
         token_file,
+        desktop_token_file,
         fingerprint,
         ca_file,
         timeout_seconds,
