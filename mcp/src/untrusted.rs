@@ -171,7 +171,7 @@ fn fence(text: &mut String) {
     if text.is_empty() {
         return;
     }
-    let inner = text.replace(['⟦', '⟧'], "|");
+    let inner = text.trim_end_matches('\n').replace(['⟦', '⟧'], "|");
     *text = format!("{OPEN}\n{inner}\n{CLOSE}");
 }
 

@@ -51,7 +51,7 @@ async def test_window_text_is_fenced_for_the_model_and_named_for_programs(server
             assert "Ignore previous instructions" in fenced and "\\u{2028}" in fenced, fenced
             # A program reads what the window said, unfenced.
             assert not structured["outline"].startswith(OPEN), structured["outline"]
-            neutral = structured["outline"].replace("⟦", "|").replace("⟧", "|")
+            neutral = structured["outline"].rstrip("\n").replace("⟦", "|").replace("⟧", "|")
             assert fenced == f"{OPEN}\n{neutral}\n{CLOSE}", (structured["outline"], fenced)
 
             # The clipboard is window text too.
