@@ -269,3 +269,54 @@ async def test_regression_web_markup_where_the_word_is_elsewhere(server_env, app
         async def ordered():
             return await counts() == (1, 0, 0)
         await poll(ordered, f"{browser}: the confirmed OK placing the order", timeout=15, every=0.3)
+
+
+async def test_gtk4_popover_access_letters_are_judged_against_the_open_menu(server_env, tmp_path):
+    """Issue 39, access letters in every toolkit's popups: in a GTK 4 popover menu, "d" presses
+    "_Delete" and asks first (the popover's items are in the window's tree); confirmed, it
+    presses it; "z" in the View menu passes. The fixture writes what each item did."""
+    marker = tmp_path / "marker"
+    env = dict(os.environ, **server_env)
+    proc = subprocess.Popen(["/usr/bin/python3", os.path.join(FIXTURES, "gtk4_menu.py"), str(marker)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = lambda: marker.read_text().split() if marker.exists() else []
+    try:
+        async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
+            wid = (await window_of(client, proc.pid, timeout=30))["id"]
+
+            async def open_menu(name):
+                async def button():
+                    state = await observe(client, wid)
+                    m = re.search(r'(e\d+) (?:toggle_)?button "%s"' % name, state["outline"])
+                    return m and m.group(1)
+                err, res = await act(client, wid, [{"type": "click", "element_id": await poll(button, name)}])
+                assert not err, res
+
+                async def shown():
+                    return "menu_item" in (await observe(client, wid))["outline"]
+                await poll(shown, f"the {name} menu's items")
+
+            await open_menu("Edit")
+            err, res = await act(client, wid, [{"type": "key", "keys": "d"}])
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+            assert res["error"]["details"]["reason"] == "blocked_word", res
+            assert res["error"]["details"]["would_activate"]["role"] == "menu_item", res
+            err, res = await act(client, wid, [{"type": "type", "text": "d"}])
+            assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+            assert done() == [], "nothing was pressed"
+            err, res = await act(client, wid, [{"type": "key", "keys": "d"}], confirm=True)
+            assert not err, res
+
+            async def deleted():
+                return done() == ["delete"]
+            await poll(deleted, "Delete pressed once confirmed")
+
+            await open_menu("View")
+            err, res = await act(client, wid, [{"type": "key", "keys": "z"}])
+            assert not err, res
+
+            async def zoomed():
+                return done() == ["delete", "zoom"]
+            await poll(zoomed, "Zoom In pressed by its letter")
+    finally:
+        proc.kill()
