@@ -292,8 +292,8 @@ pub(crate) async fn open_menu(
 }
 
 /// A menu of the window's menu bar that is open. The menu bar is looked for among the frame's
-/// showing descendants, breadth first, within a few levels and a few dozen elements
-/// (LibreOffice's sits 5 levels down, under panels).
+/// showing descendants, breadth first, within a few levels and a few dozen elements, through
+/// containers of a few children only (LibreOffice's sits 5 levels down, under panels).
 async fn open_in_menu_bar(
     atspi: &Atspi,
     frame: &ObjRef,
@@ -302,6 +302,7 @@ async fn open_in_menu_bar(
     use cu_core::role::Role;
     const MENU_BAR_DEPTH: usize = 7;
     const MAX_READ: usize = 64;
+    const MAX_CHILDREN: i32 = 32;
     let mut level = vec![frame.clone()];
     let mut read_count = 0;
     for _ in 0..MENU_BAR_DEPTH {
@@ -315,12 +316,24 @@ async fn open_in_menu_bar(
             if read_count > MAX_READ {
                 return None;
             }
-            let (role, states) = tokio::join!(atspi.role(&obj), atspi.states(&obj));
+            let (role, states, count) = tokio::join!(
+                atspi.role(&obj),
+                atspi.states(&obj),
+                atspi.property(&obj, ACCESSIBLE, "ChildCount")
+            );
             if !states.is_ok_and(|s| s.has(atspi_state::SHOWING)) {
                 continue;
             }
             if role.ok() != Some(translate::atspi_role::MENU_BAR) {
-                showing.push(obj);
+                // Only containers of a few children are opened: a sheet's table would list
+                // every one of its cells.
+                let few = count
+                    .ok()
+                    .and_then(|v| i32::try_from(v).ok())
+                    .is_some_and(|n| (0..=MAX_CHILDREN).contains(&n));
+                if few {
+                    showing.push(obj);
+                }
                 continue;
             }
             for menu in atspi.children(&obj).await.unwrap_or_default() {
