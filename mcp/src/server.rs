@@ -126,7 +126,7 @@ impl McpServer {
         &self,
         machine: &str,
         name: &str,
-        args: JsonObject,
+        mut args: JsonObject,
     ) -> Result<CallToolResult, Error> {
         let Some(remote) = &self.remote else {
             return Err(Error::new(
@@ -137,7 +137,6 @@ impl McpServer {
         if name == INTERNAL_DESKTOP_CALL {
             return Err(unknown_tool(name));
         }
-        let mut args = args;
         args.remove(cu_tools::TIGHTENING_ARGUMENT);
         if !crate::tools::may_retry(name) {
             // This controller's extra words and approvals hold on the machine that acts, on top
@@ -203,7 +202,11 @@ impl McpServer {
         Ok(json_result(&EveryMachine { machines }))
     }
 
-    async fn dispatch(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, Error> {
+    async fn dispatch(
+        &self,
+        name: &str,
+        mut args: serde_json::Value,
+    ) -> Result<CallToolResult, Error> {
         let _running = self.service.begin_call();
         if let Some(tool) = crate::tools::find(name) {
             // A controller's own safety settings, sent with the call it forwarded here.
@@ -216,10 +219,9 @@ impl McpServer {
         let (true, Some(access)) = (name == INTERNAL_DESKTOP_CALL, &self.internal) else {
             return Err(unknown_tool(name));
         };
-        let mut args = args;
         let credential = args
             .as_object_mut()
-            .and_then(|a| a.remove("credential"))
+            .and_then(|a| a.remove(crate::wire::DESKTOP_CREDENTIAL))
             .and_then(|c| c.as_str().map(str::to_owned));
         let request: DesktopRequest = parse(args)?;
         if request.changes_something() {

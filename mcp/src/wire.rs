@@ -11,6 +11,10 @@ use serde::de::DeserializeOwned;
 /// The internal call of the Desktop page (never listed, only answered by a worker).
 pub const INTERNAL_DESKTOP_CALL: &str = "_desktop";
 
+/// The argument of [`INTERNAL_DESKTOP_CALL`] that carries a worker's desktop credential (what a
+/// decision, input or activation needs there besides the tool token).
+pub const DESKTOP_CREDENTIAL: &str = "credential";
+
 /// A tool result as one JSON value for command-line use: the structured answer, with the sizes
 /// of any images as `jpeg_bytes`; a tool error becomes the `Err`.
 pub fn answer_json(result: CallToolResult) -> Result<serde_json::Value, Error> {

@@ -71,15 +71,14 @@ impl Remote for RemoteMachines {
         &self,
         machine: &str,
         tool: &str,
-        args: JsonObject,
+        mut args: JsonObject,
     ) -> Result<CallToolResult, Error> {
         let m = self.machine(machine)?;
-        let mut args = args;
         if tool == cu_mcp::wire::INTERNAL_DESKTOP_CALL {
             // The Desktop page's requests carry the worker's desktop credential, when this
             // controller has one: the tool token alone cannot decide approvals there.
             if let Some(credential) = m.desktop_credential()? {
-                args.insert("credential".into(), credential.into());
+                args.insert(cu_mcp::wire::DESKTOP_CREDENTIAL.into(), credential.into());
             }
         }
         let bound = Duration::from_secs(m.config.timeout_seconds);
