@@ -407,20 +407,32 @@ mod tests {
 
     use super::*;
 
-    /// The first round's bug: a panic inside `look_at_screen` left the call unanswered.
-    #[tokio::test]
-    async fn a_panic_inside_a_tool_call_answers_internal_and_the_next_call_works() {
-        let dir = tempfile::tempdir().unwrap();
+    /// A service on a scripted window with one button named `button`, its sessions in `dir`.
+    fn scripted(
+        dir: &tempfile::TempDir,
+        button: &str,
+    ) -> (Scripted, cu_core::window::WindowId, Arc<Service>) {
         let backend = Scripted::new();
         let window = backend
             .open(
-                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"OK\" @10,10 40x20\n",
+                &format!(
+                    "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"{button}\" @10,10 40x20\n"
+                ),
                 Point::new(0, 0),
             )
             .unwrap();
         let mut config = Config::defaults(&|_| None);
         config.sessions_dir = dir.path().to_path_buf();
-        let server = McpServer::new(Arc::new(Service::new(Arc::new(backend.clone()), config)));
+        let service = Arc::new(Service::new(Arc::new(backend.clone()), config));
+        (backend, window, service)
+    }
+
+    /// The first round's bug: a panic inside `look_at_screen` left the call unanswered.
+    #[tokio::test]
+    async fn a_panic_inside_a_tool_call_answers_internal_and_the_next_call_works() {
+        let dir = tempfile::tempdir().unwrap();
+        let (backend, window, service) = scripted(&dir, "OK");
+        let server = McpServer::new(service);
         let mut args = JsonObject::new();
         args.insert("window_id".into(), window.0.clone().into());
         backend.panic_next(Call::Snapshot);
@@ -442,16 +454,7 @@ mod tests {
     #[tokio::test]
     async fn regression_the_tool_token_alone_sent_a_persons_input_through_a_worker() {
         let dir = tempfile::tempdir().unwrap();
-        let backend = Scripted::new();
-        let window = backend
-            .open(
-                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"OK\" @10,10 40x20\n",
-                Point::new(0, 0),
-            )
-            .unwrap();
-        let mut config = Config::defaults(&|_| None);
-        config.sessions_dir = dir.path().to_path_buf();
-        let service = Arc::new(Service::new(Arc::new(backend.clone()), config));
+        let (backend, window, service) = scripted(&dir, "OK");
         let input = |credential: Option<&str>| {
             let mut args = serde_json::json!({
                 "op": "input",
@@ -503,16 +506,8 @@ mod tests {
     #[tokio::test]
     async fn a_controllers_extra_words_hold_on_the_worker_for_that_call() {
         let dir = tempfile::tempdir().unwrap();
-        let backend = Scripted::new();
-        let window = backend
-            .open(
-                "app: a\ntitle: A\n---\nwindow \"A\" @0,0 100x100\n  button \"Frobnicate\" @10,10 40x20\n",
-                Point::new(0, 0),
-            )
-            .unwrap();
-        let mut config = Config::defaults(&|_| None);
-        config.sessions_dir = dir.path().to_path_buf();
-        let server = McpServer::new(Arc::new(Service::new(Arc::new(backend.clone()), config)));
+        let (backend, window, service) = scripted(&dir, "Frobnicate");
+        let server = McpServer::new(service);
         let click = |gate: Option<serde_json::Value>| {
             let mut args = serde_json::json!({"app": window.0, "target": "Frobnicate"});
             if let Some(g) = gate {

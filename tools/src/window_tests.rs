@@ -203,19 +203,18 @@ fn quit_closes_every_window_of_the_app_and_no_other() {
     );
 }
 
-/// Issue 39: `gui_window close` decided `confirm_dangerous` by itself and never reached the
-/// approval policy. With approvals on, the flag alone is not enough: a person decides (here
-/// nobody does, so the call times out and nothing is sent).
-#[test]
-fn regression_close_goes_through_the_approval_policy() {
+/// A service over a scripted window (its configuration edited by `edit`), and a confirmed
+/// request to close that window.
+fn confirmed_close(
+    edit: impl FnOnce(&mut cu_core::config::Config),
+) -> (tempfile::TempDir, Scripted, super::Service, WindowRequest) {
     let dir = tempfile::tempdir().unwrap();
     let backend = Scripted::new();
     let window = backend.open(APP, Point::new(100, 100)).unwrap();
     let mut config = cu_core::config::Config::defaults(&|_| None);
     config.sessions_dir = dir.path().to_path_buf();
-    config.safety_blocklist_extra = vec!["close".into()];
-    config.approvals = true;
     config.call_budget_seconds = 6.0;
+    edit(&mut config);
     let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
     let req = WindowRequest {
         window_id: window.0.clone(),
@@ -226,6 +225,18 @@ fn regression_close_goes_through_the_approval_policy() {
         height: None,
         confirm_dangerous: true,
     };
+    (dir, backend, service, req)
+}
+
+/// Issue 39: `gui_window close` decided `confirm_dangerous` by itself and never reached the
+/// approval policy. With approvals on, the flag alone is not enough: a person decides (here
+/// nobody does, so the call times out and nothing is sent).
+#[test]
+fn regression_close_goes_through_the_approval_policy() {
+    let (_dir, backend, service, req) = confirmed_close(|config| {
+        config.safety_blocklist_extra = vec!["close".into()];
+        config.approvals = true;
+    });
     let e = block_on(service.gui_window(&req)).err().map(|e| e.code);
     assert_eq!(e, Some(ErrorCode::ApprovalTimeout));
     assert!(
@@ -242,22 +253,7 @@ fn regression_close_goes_through_the_approval_policy() {
 /// call, they hold there for that call: `confirm_dangerous` alone is not enough.
 #[test]
 fn a_controllers_approvals_hold_for_the_call_it_forwarded() {
-    let dir = tempfile::tempdir().unwrap();
-    let backend = Scripted::new();
-    let window = backend.open(APP, Point::new(100, 100)).unwrap();
-    let mut config = cu_core::config::Config::defaults(&|_| None);
-    config.sessions_dir = dir.path().to_path_buf();
-    config.call_budget_seconds = 6.0;
-    let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
-    let req = WindowRequest {
-        window_id: window.0.clone(),
-        op: WindowOp::Close,
-        x: None,
-        y: None,
-        width: None,
-        height: None,
-        confirm_dangerous: true,
-    };
+    let (_dir, backend, service, req) = confirmed_close(|_| {});
     // The controller's word "close" and its approvals: nobody decides, nothing is sent.
     let tightening = super::Tightening {
         approvals: true,
