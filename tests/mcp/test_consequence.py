@@ -320,3 +320,44 @@ async def test_gtk4_popover_access_letters_are_judged_against_the_open_menu(serv
             await poll(zoomed, "Zoom In pressed by its letter")
     finally:
         proc.kill()
+
+
+async def test_firefox_context_menu_letters_are_judged_against_its_items(server_env, apps):
+    """Issue 39, access letters in every toolkit's popups: Firefox keeps its context menus in the
+    frame (showing only while open) and, with a field's text selected, its "Delete" takes "d".
+    With the menu open, "d" asks first and the text stays; confirmed, it deletes the text (before,
+    the menu was not found and every letter was refused as unknown). The field's text, read
+    after each step, is the outcome."""
+    pid = apps.launch("firefox-page:form.html")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
+        wid = (await window_of(client, pid, timeout=60))["id"]
+
+        async def field():
+            state = await observe(client, wid, points=True)
+            m = re.search(r'(e\d+) text_input "First name"(?: ="([^"]*)")?[^@\n]*@(\d+),(\d+)', state["outline"])
+            return m and (m.group(1), m.group(2) or "", int(m.group(3)), int(m.group(4)))
+        _, _, x, y = await poll(field, "the sign-up form", timeout=60, every=0.3)
+
+        async def typed():
+            err, res = await call(client, "type_text", {"app": wid, "target": "First name", "text": "hello"})
+            return not err and (await field())[1] == "hello"
+        await poll(typed, "hello typed into the field (the page takes input once loaded)", timeout=30, every=1)
+        for actions in ([{"type": "key", "keys": "ctrl+a"}], [{"type": "right_click", "x": x, "y": y}]):
+            err, res = await act(client, wid, actions)
+            assert not err, res
+
+        async def menu_open():
+            outline = (await observe(client, wid))["outline"]
+            return any('menu_item "Delete"' in line and "disabled" not in line for line in outline.splitlines())
+        await poll(menu_open, "the field's context menu, its Delete enabled by the selection")
+        err, res = await act(client, wid, [{"type": "key", "keys": "d"}])
+        assert err and res["error"]["code"] == "DANGEROUS_ACTION_NEEDS_CONFIRMATION", res
+        assert res["error"]["details"]["would_activate"] == {"name": "Delete", "role": "menu_item"}, res
+        assert (await field())[1] == "hello", "nothing was deleted"
+        err, res = await act(client, wid, [{"type": "key", "keys": "d"}], confirm=True)
+        assert not err, res
+
+        async def emptied():
+            found = await field()
+            return found and found[1] == ""
+        await poll(emptied, "the text deleted once confirmed", timeout=10)

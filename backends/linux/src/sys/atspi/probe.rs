@@ -245,7 +245,8 @@ fn keyboard_search(
 /// The menu open in `frame`'s application whose items keys would press, when no item of it
 /// says it is focused (LibreOffice's menus: their items are only SELECTED). A popup is a
 /// showing top-level of the app that is a menu or holds one (the last opened: a submenu comes
-/// after its menu); else a menu of the window's menu bar that is open (SELECTED or EXPANDED).
+/// after its menu); else a popup menu the window holds, or a menu of its menu bar that is open
+/// (SELECTED or EXPANDED).
 /// Only a few levels are read, never the window.
 pub(crate) async fn open_menu(
     atspi: &Atspi,
@@ -285,16 +286,18 @@ pub(crate) async fn open_menu(
         }
     }
     if open.is_none() {
-        open = open_in_menu_bar(atspi, frame, placement).await;
+        open = open_in_window(atspi, frame, placement).await;
     }
     let (obj, node) = open?;
     Some(probe_of(atspi, &obj, node, placement).await)
 }
 
-/// A menu of the window's menu bar that is open. The menu bar is looked for among the frame's
-/// showing descendants, breadth first, within a few levels and a few dozen elements, through
-/// containers of a few children only (LibreOffice's sits 5 levels down, under panels).
-async fn open_in_menu_bar(
+/// A menu the window shows open: a popup menu it holds itself (Firefox's context menus are
+/// children of its frame, showing only while open), or a menu of its menu bar that is selected
+/// or expanded. Looked for among the frame's showing descendants, breadth first, within a few
+/// levels and a few dozen elements, through containers of a few children only (LibreOffice's
+/// menu bar sits 5 levels down, under panels), never inside the menu bar's closed menus.
+async fn open_in_window(
     atspi: &Atspi,
     frame: &ObjRef,
     placement: Placement,
@@ -324,7 +327,19 @@ async fn open_in_menu_bar(
             if !states.is_ok_and(|s| s.has(atspi_state::SHOWING)) {
                 continue;
             }
-            if role.ok() != Some(translate::atspi_role::MENU_BAR) {
+            let role = role.ok();
+            if matches!(
+                role,
+                Some(translate::atspi_role::MENU | translate::atspi_role::POPUP_MENU)
+            ) {
+                // A popup menu the window holds itself (Firefox's context menus), shown only
+                // while it is open.
+                if let Ok(node) = read(atspi, &obj, placement).await {
+                    return Some((obj, node));
+                }
+                continue;
+            }
+            if role != Some(translate::atspi_role::MENU_BAR) {
                 // Only containers of a few children are opened: a sheet's table would list
                 // every one of its cells.
                 let few = count
