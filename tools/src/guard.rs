@@ -616,6 +616,7 @@ impl<'s> Sender<'s> {
                 continue;
             }
             let probe = Probe::from_node(snapshot, i);
+            tracing::trace!(name = %probe.shown_name(), role = ?node.role, "judging a control a key may press");
             let verdict = match consequence::judge(&self.svc.gate(), &probe, Some(snapshot)) {
                 consequence::Verdict::Unlabeled { .. } | consequence::Verdict::Allowed => continue,
                 v => v,

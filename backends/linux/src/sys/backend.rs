@@ -1254,25 +1254,31 @@ impl Backend for LinuxBackend {
         if probe.in_menu() {
             return Ok(probe);
         }
-        // A popup menu the tree does not show (Qt's) takes the keys while it is open.
+        // An open popup menu takes the keys. The X server shows it (an override-redirect menu
+        // window of the app: LibreOffice, Qt, Firefox), or the app's active top-level is another
+        // than the window (Chromium's menus). LibreOffice's, Firefox's and Chromium's are in the
+        // tree, though none of their items says it is focused; Qt's is not there at all.
         let c = self.connected().await?;
-        if let (InputPath::X11(x), Some(xid)) = (&c.input, c.live_entry(window).await?.xid) {
-            let x = x.clone();
-            if let Some(menu) = blocking(move || x.open_menu_of(xid)).await? {
-                // LibreOffice's open menu is in the tree, though none of its items says it is
-                // focused; Qt's is not there at all.
-                let entry = c.live_entry(window).await?;
-                if let Some(open) =
-                    probe::open_menu(&c.atspi, entry.frame()?, entry.placement()).await
-                {
-                    return Ok(open);
-                }
-                tracing::debug!(
-                    menu = format_args!("0x{menu:x}"),
-                    "an open popup menu outside the tree takes the keys"
-                );
-                return Ok(Probe::unreadable_menu(format!("x11-popup:{menu}")));
+        let entry = c.live_entry(window).await?;
+        let x11_menu = match (&c.input, entry.xid) {
+            (InputPath::X11(x), Some(xid)) => {
+                let x = x.clone();
+                blocking(move || x.open_menu_of(xid)).await?
             }
+            _ => None,
+        };
+        let frame = entry.frame()?;
+        if x11_menu.is_some() || probe::another_top_active(&c.atspi, frame).await {
+            if let Some(open) = probe::open_menu(&c.atspi, frame, entry.placement()).await {
+                return Ok(open);
+            }
+        }
+        if let Some(menu) = x11_menu {
+            tracing::debug!(
+                menu = format_args!("0x{menu:x}"),
+                "an open popup menu outside the tree takes the keys"
+            );
+            return Ok(Probe::unreadable_menu(format!("x11-popup:{menu}")));
         }
         Ok(probe)
     }

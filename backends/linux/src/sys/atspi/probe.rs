@@ -243,8 +243,8 @@ fn keyboard_search(
 }
 
 /// The menu open in `frame`'s application whose items keys would press, when no item of it
-/// says it is focused (LibreOffice's menus: their items are only SELECTED). A popup is a
-/// showing top-level of the app that is a menu or holds one (the last opened: a submenu comes
+/// says it is focused (LibreOffice's and Chromium's menus). A popup is a showing top-level of
+/// the app that is a menu, or the active one holding one (the last opened: a submenu comes
 /// after its menu); else a popup menu the window holds, or a menu of its menu bar that is open
 /// (SELECTED or EXPANDED).
 /// Only a few levels are read, never the window.
@@ -273,13 +273,11 @@ pub(crate) async fn open_menu(
         };
         match node.role {
             Role::Menu => open = Some((top, node)),
-            Role::Window => {
-                for child in atspi.children(&top).await.unwrap_or_default() {
-                    if let Some((child, node)) = showing_menu(child).await {
-                        if node.role == Role::Menu {
-                            open = Some((child, node));
-                        }
-                    }
+            // The active top-level holds the open menu: LibreOffice's popup window (its child
+            // is the menu), Chromium's (the menu a few levels down).
+            Role::Window if is_active(atspi, &top).await => {
+                if let Some(found) = open_in_window(atspi, &top, placement).await {
+                    open = Some(found);
                 }
             }
             _ => {}
@@ -290,6 +288,28 @@ pub(crate) async fn open_menu(
     }
     let (obj, node) = open?;
     Some(probe_of(atspi, &obj, node, placement).await)
+}
+
+async fn is_active(atspi: &Atspi, obj: &ObjRef) -> bool {
+    atspi
+        .states(obj)
+        .await
+        .is_ok_and(|s| s.has(atspi_state::ACTIVE))
+}
+
+/// Whether another top-level of `frame`'s application is the active one (it takes the keys:
+/// an open popup of its own, or a dialog).
+pub(crate) async fn another_top_active(atspi: &Atspi, frame: &ObjRef) -> bool {
+    let tops = atspi
+        .children(&Atspi::app_root(&frame.bus))
+        .await
+        .unwrap_or_default();
+    for top in tops.iter().filter(|t| *t != frame) {
+        if is_active(atspi, top).await {
+            return true;
+        }
+    }
+    false
 }
 
 /// A menu the window shows open: a popup menu it holds itself (Firefox's context menus are
@@ -351,16 +371,24 @@ async fn open_in_window(
                 }
                 continue;
             }
+            let mut holds_menus = false;
             for menu in atspi.children(&obj).await.unwrap_or_default() {
                 let Ok(node) = read(atspi, &menu, placement).await else {
                     continue;
                 };
+                holds_menus |= node.role == Role::Menu;
                 if node.role == Role::Menu
                     && (node.states.contains(State::Selected)
                         || node.states.contains(State::Expanded))
                 {
                     return Some((menu, node));
                 }
+            }
+            // A "menu bar" that only wraps a popup (Chromium's context menus: a window of their
+            // own, menu bar, then the menu a few levels down) is looked into; one of menus (a
+            // real menu bar, whose closed menus say SHOWING) is not.
+            if !holds_menus {
+                showing.push(obj);
             }
         }
         level = showing;
