@@ -322,6 +322,25 @@ async def test_gtk4_popover_access_letters_are_judged_against_the_open_menu(serv
         proc.kill()
 
 
+async def select_and_open_context_menu(client, wid):
+    """Types "hello" into the form page's "First name", selects it and right-clicks it; returns
+    a reader of the field: (id, text, x, y)."""
+    async def field():
+        state = await observe(client, wid, points=True)
+        m = re.search(r'(e\d+) text_input "First name"(?: ="([^"]*)")?[^@\n]*@(\d+),(\d+)', state["outline"])
+        return m and (m.group(1), m.group(2) or "", int(m.group(3)), int(m.group(4)))
+    _, _, x, y = await poll(field, "the sign-up form", timeout=60, every=0.3)
+
+    async def typed():
+        err, res = await call(client, "type_text", {"app": wid, "target": "First name", "text": "hello"})
+        return not err and (await field())[1] == "hello"
+    await poll(typed, "hello typed into the field (the page takes input once loaded)", timeout=30, every=1)
+    for actions in ([{"type": "key", "keys": "ctrl+a"}], [{"type": "right_click", "x": x, "y": y}]):
+        err, res = await act(client, wid, actions)
+        assert not err, res
+    return field
+
+
 async def test_firefox_context_menu_letters_are_judged_against_its_items(server_env, apps):
     """Issue 39, access letters in every toolkit's popups: Firefox keeps its context menus in the
     frame (showing only while open) and, with a field's text selected, its "Delete" takes "d".
@@ -332,19 +351,7 @@ async def test_firefox_context_menu_letters_are_judged_against_its_items(server_
     async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
         wid = (await window_of(client, pid, timeout=60))["id"]
 
-        async def field():
-            state = await observe(client, wid, points=True)
-            m = re.search(r'(e\d+) text_input "First name"(?: ="([^"]*)")?[^@\n]*@(\d+),(\d+)', state["outline"])
-            return m and (m.group(1), m.group(2) or "", int(m.group(3)), int(m.group(4)))
-        _, _, x, y = await poll(field, "the sign-up form", timeout=60, every=0.3)
-
-        async def typed():
-            err, res = await call(client, "type_text", {"app": wid, "target": "First name", "text": "hello"})
-            return not err and (await field())[1] == "hello"
-        await poll(typed, "hello typed into the field (the page takes input once loaded)", timeout=30, every=1)
-        for actions in ([{"type": "key", "keys": "ctrl+a"}], [{"type": "right_click", "x": x, "y": y}]):
-            err, res = await act(client, wid, actions)
-            assert not err, res
+        field = await select_and_open_context_menu(client, wid)
 
         async def menu_open():
             outline = (await observe(client, wid))["outline"]
@@ -389,19 +396,7 @@ async def test_chromium_context_menu_letters_are_judged_against_its_items(server
     async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
         wid = (await window_of(client, pid, timeout=60))["id"]
 
-        async def field():
-            state = await observe(client, wid, points=True)
-            m = re.search(r'(e\d+) text_input "First name"(?: ="([^"]*)")?[^@\n]*@(\d+),(\d+)', state["outline"])
-            return m and (m.group(1), m.group(2) or "", int(m.group(3)), int(m.group(4)))
-        _, _, x, y = await poll(field, "the sign-up form", timeout=60, every=0.3)
-
-        async def typed():
-            err, res = await call(client, "type_text", {"app": wid, "target": "First name", "text": "hello"})
-            return not err and (await field())[1] == "hello"
-        await poll(typed, "hello typed into the field (the page takes input once loaded)", timeout=30, every=1)
-        for actions in ([{"type": "key", "keys": "ctrl+a"}], [{"type": "right_click", "x": x, "y": y}]):
-            err, res = await act(client, wid, actions)
-            assert not err, res
+        field = await select_and_open_context_menu(client, wid)
 
         async def menu_open():
             out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_OPEN_MENU, str(pid)], env=dict(os.environ, **env),

@@ -182,8 +182,14 @@ pub(crate) async fn focused(
     // focused (Qt's context menus right after they open): keys are judged there.
     let mut popup = None;
     for top in tops.iter().filter(|t| *t != frame) {
-        let (states, node) = tokio::join!(atspi.states(top), read(atspi, top, placement));
-        let (Ok(states), Ok(node)) = (states, node) else {
+        // A hidden top-level is not read further.
+        let Ok(states) = atspi.states(top).await else {
+            continue;
+        };
+        if !states.has(atspi_state::SHOWING) {
+            continue;
+        }
+        let Ok(node) = read(atspi, top, placement).await else {
             continue;
         };
         let Some(search) = keyboard_search(node.role, states, search) else {
@@ -254,13 +260,13 @@ pub(crate) async fn open_menu(
     placement: Placement,
 ) -> Option<Probe> {
     use cu_core::role::Role;
-    let showing_menu = |obj: ObjRef| async move {
+    let showing = |obj: ObjRef| async move {
         let states = atspi.states(&obj).await.ok()?;
         if !states.has(atspi_state::SHOWING) {
             return None;
         }
         let node = read(atspi, &obj, placement).await.ok()?;
-        Some((obj, node))
+        Some((obj, node, states.has(atspi_state::ACTIVE)))
     };
     let tops = atspi
         .children(&Atspi::app_root(&frame.bus))
@@ -268,14 +274,14 @@ pub(crate) async fn open_menu(
         .unwrap_or_default();
     let mut open = None;
     for top in tops.into_iter().filter(|t| t != frame) {
-        let Some((top, node)) = showing_menu(top).await else {
+        let Some((top, node, active)) = showing(top).await else {
             continue;
         };
         match node.role {
             Role::Menu => open = Some((top, node)),
             // The active top-level holds the open menu: LibreOffice's popup window (its child
             // is the menu), Chromium's (the menu a few levels down).
-            Role::Window if is_active(atspi, &top).await => {
+            Role::Window if active => {
                 if let Some(found) = open_in_window(atspi, &top, placement).await {
                     open = Some(found);
                 }
@@ -290,13 +296,6 @@ pub(crate) async fn open_menu(
     Some(probe_of(atspi, &obj, node, placement).await)
 }
 
-async fn is_active(atspi: &Atspi, obj: &ObjRef) -> bool {
-    atspi
-        .states(obj)
-        .await
-        .is_ok_and(|s| s.has(atspi_state::ACTIVE))
-}
-
 /// Whether another top-level of `frame`'s application is the active one (it takes the keys:
 /// an open popup of its own, or a dialog).
 pub(crate) async fn another_top_active(atspi: &Atspi, frame: &ObjRef) -> bool {
@@ -305,7 +304,11 @@ pub(crate) async fn another_top_active(atspi: &Atspi, frame: &ObjRef) -> bool {
         .await
         .unwrap_or_default();
     for top in tops.iter().filter(|t| *t != frame) {
-        if is_active(atspi, top).await {
+        if atspi
+            .states(top)
+            .await
+            .is_ok_and(|s| s.has(atspi_state::ACTIVE))
+        {
             return true;
         }
     }
