@@ -2,6 +2,8 @@
 # Coverage-guided fuzzing (libFuzzer through the libfuzzer-sys crate) on the stable toolchain.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    each target for SECONDS (default 60); all by default
+#   scripts/fuzz.sh --build-only              build every target and stop (the test command builds
+#                                             beside the desktop tests and runs them afterwards)
 #
 # cargo-fuzz is not needed: the instrumentation flags it passes are stable rustc options
 # (-Cpasses=sancov-module, -Cllvm-args=-sanitizer-coverage-*). No address sanitizer (it needs
@@ -15,6 +17,8 @@
 #   fuzz/target/x86_64-unknown-linux-gnu/release/TARGET fuzz/artifacts/TARGET/crash-…
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD_ONLY=0
+[ "${1:-}" = --build-only ] && { BUILD_ONLY=1; shift; }
 SECONDS_EACH="${1:-60}"
 shift || true
 ALL=(text matching config outline extract tools translate)
@@ -29,6 +33,7 @@ cd "$ROOT/fuzz"
 bins=()
 for t in "${TARGETS[@]}"; do bins+=(--bin "$t"); done
 cargo build --release --locked --target "$TRIPLE" "${bins[@]}"
+[ "$BUILD_ONLY" = 0 ] || exit 0
 failed=0
 for t in "${TARGETS[@]}"; do
   bin="$CARGO_TARGET_DIR/$TRIPLE/release/$t"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 #! The whole test suite on a fresh Debian 12 machine: installs what is missing, checks format,
 #! lints, docs, starts the headless desktop, runs every test against real apps, type-checks the
-#! Windows and macOS targets, checks the release builds and packages, stops the desktop. Exits non-zero on any failure.
+#! Windows and macOS targets, checks the release builds and packages, stops the desktop. Exits
+#! non-zero on any failure. The builds that need no desktop (release, cross checks, fuzz targets)
+#! run beside the desktop tests at low priority (scripts/test-beside.sh); a table of every
+#! phase's seconds ends the output.
 # Usage: scripts/test.sh            (env: DESKENV_DISPLAY, default 58; SKIP_XCHECK=1 to skip the cross check)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -10,11 +13,38 @@ N="${DESKENV_DISPLAY:-58}"
 LLM_PORT="${MCP_CU_TEST_LLM_PORT:-18090}"
 STATE="/tmp/deskenv-$N"
 T0=$(date +%s)
-phase() { echo "==> [$(( $(date +%s) - T0 ))s] $*" >&2; }
+TIMES="$(mktemp /tmp/mcp-cu-test-times.XXXXXX)"
+PHASE="" PHASE_T=0
+# Starts a phase: closes the one before (its seconds go to TIMES) and prints the new one's start.
+phase() {
+  local now
+  now=$(date +%s)
+  [ -z "$PHASE" ] || echo "$(( now - PHASE_T ))|$PHASE" >> "$TIMES"
+  PHASE="$*" PHASE_T=$now
+  echo "==> [$(( now - T0 ))s] $*" >&2
+}
+phase_table() {
+  [ -z "$PHASE" ] || echo "$(( $(date +%s) - PHASE_T ))|$PHASE" >> "$TIMES"
+  PHASE=""
+  [ ! -s "${BESIDE_TIMES:-/nonexistent}" ] || cat "$BESIDE_TIMES" >> "$TIMES"
+  echo "==> phase times (seconds; 'beside' ran at low priority beside the desktop tests)" >&2
+  awk -F'|' 'NF == 2 && $2 != "" { printf "%6d  %s\n", $1, $2 }' "$TIMES" >&2
+  echo "$(printf '%6d' $(( $(date +%s) - T0 )))  total" >&2
+  rm -f "$TIMES" "${BESIDE_TIMES:-}" "${BESIDE_LOG:-}"
+}
 export CARGO_TERM_COLOR=never
 
 phase "install packages the tests need"
 scripts/install-deps.sh
+
+BESIDE_TIMES="$(mktemp /tmp/mcp-cu-beside-times.XXXXXX)"
+BESIDE_LOG="$(mktemp /tmp/mcp-cu-beside-log.XXXXXX)"
+# Its own session (so a failure here stops all of it) at the lowest priority: the desktop tests
+# come first on a 2-core machine; the builds use what they leave.
+setsid nice -n 19 scripts/test-beside.sh "$BESIDE_TIMES" > "$BESIDE_LOG" 2>&1 &
+BESIDE_PID=$!
+stop_beside() { kill -- -"$BESIDE_PID" 2>/dev/null || true; }
+trap 'stop_beside; phase_table' EXIT
 
 phase "cargo fmt --check"
 cargo fmt --all -- --check
@@ -37,6 +67,7 @@ cargo build -q --workspace --all-targets "${FEATURES[@]}"
 phase "start the headless desktop :$N"
 cleanup() {
   local rc=$?
+  stop_beside
   phase "stop the desktop"
   scripts/llm-server.sh stop "$LLM_PORT" || true
   scripts/desktop/stop-desktop.sh "$N" --purge || true
@@ -46,6 +77,7 @@ cleanup() {
     pgrep -af "Xvfb :$N( |\$)|deskenv-$N/" >&2
     rc=1
   fi
+  phase_table
   exit $rc
 }
 trap cleanup EXIT
@@ -66,12 +98,18 @@ phase "MCP tests: the official Python SDK against the binary, over stdio and HTT
 phase "MCP conformance suite (generic server scenarios, Streamable HTTP)"
 scripts/conformance.sh
 
+phase "wait for the builds beside (release, Windows and macOS checks, fuzz targets)"
+if ! wait "$BESIDE_PID"; then
+  echo "the builds beside the desktop tests failed:" >&2
+  tail -n 60 "$BESIDE_LOG" >&2
+  exit 1
+fi
+grep -E '^\[(release|xcheck)\]' "$BESIDE_LOG" >&2 || true
+
 phase "fuzz smoke run: every target for ${FUZZ_SECONDS:-15} s from the committed corpus"
 CU_FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/fuzz" scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
 
 if [ "${SKIP_XCHECK:-0}" != 1 ]; then
-  phase "type-check + clippy for Windows and macOS"
-  scripts/xcheck.sh
   phase "Windows-target unit tests under Wine"
   scripts/wine-test.sh
 fi

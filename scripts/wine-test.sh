@@ -5,12 +5,20 @@
 #! (listing, capture, minimized and closed windows, the desktop probe) on a private Xvfb. UI
 #! Automation itself cannot run under Wine 8.0 (no CUIAutomation class; see
 #! ../shared/xcheck/README.md): a test checks that this is reported as GUI_UNAVAILABLE.
-# Usage: scripts/wine-test.sh
+# Usage: scripts/wine-test.sh [--build-only]   (--build-only: compile the tests, run nothing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in /usr/lib/wine/wine64 /usr/bin/x86_64-w64-mingw32-gcc /usr/bin/rustc; do
   [ -x "$tool" ] || { echo "wine-test needs $tool (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
+export PATH=/usr/bin:$PATH RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_DIR="${XCHECK_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/xcheck}"
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64
+unset RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER
+TESTS=(-Zbuild-std --target x86_64-pc-windows-gnu -p cu-backend-windows -p cu-core)
+if [ "${1:-}" = --build-only ]; then
+  exec /usr/bin/cargo test -q --no-run "${TESTS[@]}"
+fi
 WORK="${WINE_TEST_DIR:-/var/tmp/mcp-cu-wine}"
 mkdir -p "$WORK"
 export WINEPREFIX="$WORK/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
@@ -35,11 +43,7 @@ if [ -z "${WINE_TEST_DISPLAY:-}" ]; then
   WINE_TEST_DISPLAY=":$n"
 fi
 export DISPLAY="$WINE_TEST_DISPLAY"
-export PATH=/usr/bin:$PATH RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
-export CARGO_TARGET_DIR="${XCHECK_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/xcheck}"
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64
-unset RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER
-echo "[wine-test] cargo test --target x86_64-pc-windows-gnu -p cu-backend-windows -p cu-core" >&2
-/usr/bin/cargo test -q -Zbuild-std --target x86_64-pc-windows-gnu -p cu-backend-windows -p cu-core
+echo "[wine-test] cargo test ${TESTS[*]}" >&2
+/usr/bin/cargo test -q "${TESTS[@]}"
 /usr/lib/wine/wineserver -k 2>/dev/null || true
 echo "[wine-test] ok" >&2

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use cu_core::config::LlmApi;
 use serde_json::{json, Value};
 
-use crate::ModelError;
+use crate::{ModelError, TimeoutStage};
 
 /// A model server and the model to use on it.
 #[derive(Debug, Clone)]
@@ -57,6 +57,10 @@ pub struct Loaded {
     pub size_mb: Option<u64>,
 }
 
+/// How long opening a connection to the model server may take. A server on this machine
+/// accepts at once unless the machine is very busy; a remote one across a slow link takes longer.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl ModelClient {
     /// A client for `model` at `base_url` over `api`.
     pub fn new(api: LlmApi, base_url: &str, model: &str) -> Result<ModelClient, ModelError> {
@@ -66,7 +70,7 @@ impl ModelClient {
             let _ = tokio_rustls::rustls::crypto::ring::default_provider().install_default();
         }
         let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(3))
+            .connect_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|e| ModelError::Unreachable {
                 url: base_url.to_owned(),
@@ -265,21 +269,22 @@ impl ModelClient {
     ) -> Result<Value, ModelError> {
         // The whole exchange, headers and body, within `timeout`: a server that accepts and
         // never answers must not hold the call.
+        let started = Instant::now();
         let exchange = async {
             let response = request
                 .send()
                 .await
-                .map_err(|e| self.transport(&e, timeout))?;
+                .map_err(|e| self.transport(&e, started))?;
             let status = response.status().as_u16();
             let bytes = response
                 .bytes()
                 .await
-                .map_err(|e| self.transport(&e, timeout))?;
+                .map_err(|e| self.transport(&e, started))?;
             Ok::<_, ModelError>((status, bytes))
         };
         let (status, bytes) = tokio::time::timeout(timeout, exchange)
             .await
-            .map_err(|_| self.timed_out(timeout))??;
+            .map_err(|_| self.timed_out(TimeoutStage::Answer, started))??;
         let text = String::from_utf8_lossy(&bytes);
         if status == 404 && text.contains("not found") && text.contains(&self.model) {
             return Err(ModelError::ModelNotFound {
@@ -296,16 +301,24 @@ impl ModelClient {
             .map_err(|e| ModelError::BadAnswer(format!("the server's reply is not JSON: {e}")))
     }
 
-    fn timed_out(&self, timeout: Duration) -> ModelError {
+    /// A timeout that says the time really waited: a connect timeout on a busy machine is
+    /// not "the model did not answer within the call's timeout".
+    fn timed_out(&self, stage: TimeoutStage, started: Instant) -> ModelError {
         ModelError::Timeout {
             model: self.model.clone(),
-            seconds: timeout.as_secs_f64(),
+            stage,
+            waited: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
         }
     }
 
-    fn transport(&self, e: &reqwest::Error, timeout: Duration) -> ModelError {
+    fn transport(&self, e: &reqwest::Error, started: Instant) -> ModelError {
         if e.is_timeout() {
-            return self.timed_out(timeout);
+            let stage = if e.is_connect() {
+                TimeoutStage::Connect
+            } else {
+                TimeoutStage::Answer
+            };
+            return self.timed_out(stage, started);
         }
         let mut detail = e.to_string();
         let mut source = std::error::Error::source(e);
@@ -407,8 +420,17 @@ mod tests {
         let c = ModelClient::new(LlmApi::Ollama, &format!("http://127.0.0.1:{port}"), "m").unwrap();
         let started = Instant::now();
         let e = c.models(Duration::from_millis(400)).await.err();
-        assert!(matches!(e, Some(ModelError::Timeout { .. })), "{e:?}");
-        assert!(started.elapsed() < Duration::from_secs(3));
+        let elapsed = started.elapsed().as_secs_f64();
+        let Some(ModelError::Timeout { stage, waited, .. }) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(stage, TimeoutStage::Answer);
+        assert!(elapsed < 3.0);
+        // Regression (issue 42): the message said the call's limit, not the time waited.
+        assert!(
+            (0.3..=elapsed + 0.1).contains(&waited),
+            "{waited} of {elapsed}"
+        );
         hold.abort();
     }
 }

@@ -13,12 +13,14 @@ pub enum ModelError {
         /// The transport's words.
         detail: String,
     },
-    /// The server did not answer within the timeout.
+    /// The server did not accept the connection, or did not answer, in time.
     Timeout {
         /// The model.
         model: String,
-        /// The timeout, seconds.
-        seconds: f64,
+        /// Which part of the exchange gave up.
+        stage: TimeoutStage,
+        /// The seconds really waited, from the request's start until it gave up.
+        waited: f64,
     },
     /// The server does not have the model.
     ModelNotFound {
@@ -38,15 +40,34 @@ pub enum ModelError {
     NotSupported(&'static str),
 }
 
+/// The part of a model request that ran out of time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutStage {
+    /// Opening the connection (bounded by [`crate::CONNECT_TIMEOUT`]).
+    Connect,
+    /// The answer, headers and body (bounded by the call's timeout).
+    Answer,
+}
+
 impl std::fmt::Display for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ModelError::Unreachable { url, detail } => {
                 write!(f, "no model server answers at {url}: {detail}")
             }
-            ModelError::Timeout { model, seconds } => {
-                write!(f, "{model} did not answer within {seconds:.0}s")
-            }
+            ModelError::Timeout {
+                model,
+                stage: TimeoutStage::Connect,
+                waited,
+            } => write!(
+                f,
+                "the server of {model} did not accept the connection; gave up after {waited:.1}s"
+            ),
+            ModelError::Timeout {
+                model,
+                stage: TimeoutStage::Answer,
+                waited,
+            } => write!(f, "{model} did not answer; gave up after {waited:.1}s"),
             ModelError::ModelNotFound { model } => {
                 write!(f, "the model server has no model {model:?}")
             }

@@ -16,5 +16,5 @@ mod error;
 pub mod memory;
 pub mod prompt;
 
-pub use client::{Chat, Loaded, ModelClient, Reply};
-pub use error::ModelError;
+pub use client::{Chat, Loaded, ModelClient, Reply, CONNECT_TIMEOUT};
+pub use error::{ModelError, TimeoutStage};

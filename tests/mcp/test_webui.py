@@ -94,7 +94,7 @@ def click_point(window_id, role, name, env):
     raise AssertionError(f"no {role} {name!r} in {window_id}")
 
 
-def eventually(predicate, what, timeout=5.0):
+def eventually(predicate, what, timeout=20.0):
     deadline = time.time() + timeout
     while not predicate():
         assert time.time() < deadline, what

@@ -61,7 +61,7 @@ const commands = {
   },
   async front() {
     await page.click("#front");
-    await page.waitForFunction(() => document.querySelector("#screen").naturalWidth > 0 && !document.querySelector("#status").classList.contains("error"), null, { timeout: 8000 });
+    await page.waitForFunction(() => document.querySelector("#screen").naturalWidth > 0 && !document.querySelector("#status").classList.contains("error"), null, { timeout: 20000 });
     return await image();
   },
   async choose({ id }) {
@@ -75,7 +75,7 @@ const commands = {
     return {};
   },
   async wait_status({ contains }) {
-    await page.waitForFunction((t) => document.querySelector("#status").textContent.includes(t), contains, { timeout: 8000 });
+    await page.waitForFunction((t) => document.querySelector("#status").textContent.includes(t), contains, { timeout: 20000 });
     return { status: await page.locator("#status").textContent() };
   },
   async pause({ paused }) {
@@ -100,7 +100,7 @@ const commands = {
     const seen = await page.waitForFunction(
       (b) => window.__statuses.find((s) => s.status !== b) || false,
       before,
-      { timeout: 5000, polling: 20 },
+      { timeout: 15000, polling: 20 },
     );
     return await seen.jsonValue();
   },
@@ -112,28 +112,28 @@ const commands = {
     const seen = await page.waitForFunction(() => {
       const t = document.querySelector("#status").textContent;
       return /Sent text|:/.test(t) && t;
-    }, null, { timeout: 15000, polling: 20 });
+    }, null, { timeout: 45000, polling: 20 });
     return { status: await seen.jsonValue() };
   },
   async geometry() {
     return await image();
   },
   async wait_geometry({ not }) {
-    await page.waitForFunction((n) => document.querySelector("#frame").dataset.geometry !== n, JSON.stringify(not), { timeout: 5000 });
+    await page.waitForFunction((n) => document.querySelector("#frame").dataset.geometry !== n, JSON.stringify(not), { timeout: 15000 });
     return await image();
   },
   async wait_approval() {
-    await page.waitForSelector("li.approval", { timeout: 20000 });
+    await page.waitForSelector("li.approval", { timeout: 40000 });
     const li = page.locator("li.approval").first();
     return { text: await li.locator(".what").textContent(), crop: await li.locator("img").count() };
   },
   async decide({ approve }) {
     await page.locator(`li.approval .${approve ? "approve" : "deny"}`).first().click();
-    await page.waitForFunction(() => document.querySelectorAll("li.approval").length === 0, null, { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelectorAll("li.approval").length === 0, null, { timeout: 15000 });
     return {};
   },
   async audit_contains({ text }) {
-    await page.waitForFunction((t) => document.querySelector("#audit").textContent.includes(t), text, { timeout: 8000 });
+    await page.waitForFunction((t) => document.querySelector("#audit").textContent.includes(t), text, { timeout: 20000 });
     return {};
   },
   async overflow() {
