@@ -23,9 +23,11 @@ use cu_core::wait::Condition;
 
 use super::approval::{Blocked, Reason};
 use super::guard::Sender;
-use super::steps::{center, sends_input, Effect, Failure, Kind, Opened, Outcome, Plan, Via};
 use super::wait::WaitResult;
-use super::Service;
+use crate::effect::{Effect, Opened};
+use crate::service::Outcome;
+use crate::service::Service;
+use crate::steps::{center, sends_input, Failure, Kind, Plan, Via};
 
 /// The step types of `gui_action`, as the wire names them.
 pub const ACTION_TYPES: [&str; 11] = [
@@ -230,7 +232,7 @@ impl Service {
         let expect = match &req.expect {
             Some(condition) => Some((
                 condition.check(|id| state.element(id).map(|e| e.identity.clone()))?,
-                self.wait_timeout(req.expect_timeout_ms)?,
+                crate::wait::timeout(self, req.expect_timeout_ms)?,
             )),
             None => None,
         };
@@ -251,9 +253,14 @@ impl Service {
                 .target
                 .as_ref()
                 .map_or(blocked.label.clone(), |t| t.name.clone());
-            let approved = self
-                .settle_blocked(&window, &title, blocked, req.confirm_dangerous)
-                .await?;
+            let approved = crate::approval::settle_blocked(
+                self,
+                &window,
+                &title,
+                blocked,
+                req.confirm_dangerous,
+            )
+            .await?;
             if approved.is_some() {
                 self.still_as_approved(&window, &state, &plans[step])
                     .await?;
@@ -263,14 +270,14 @@ impl Service {
 
         let mut results = Vec::with_capacity(plans.len());
         if plans.iter().any(sends_input) {
-            self.activate_and_settle(&window).await;
+            crate::effect::activate_and_settle(self, &window).await;
         }
         // The first effect's baseline is taken right before the first input (after the gate's
         // probes); each later one is what the previous effect check saw last.
         let mut before = None;
         // Subscribed before the first input, so no effect's event is missed.
         let mut events = if plans.iter().any(watched) {
-            self.effect_events(&window, state.dialog).await
+            crate::effect::subscribe(self, &window, state.dialog).await
         } else {
             None
         };
@@ -281,14 +288,14 @@ impl Service {
             sender.begin_step(step, &req.actions[step].kind);
             let watched = watched(plan);
             let windows = if watched {
-                self.windows_before(&window).await
+                crate::effect::windows_before(self, &window).await
             } else {
                 None
             };
             if let Some(events) = events.as_mut() {
                 events.before_input();
             }
-            let how = match self.run(&mut sender, &state, plan).await {
+            let how = match crate::steps::run(self, &mut sender, &state, plan).await {
                 Ok(how) => how,
                 Err(e) => {
                     let sent = sender.sent_anything();
@@ -302,9 +309,14 @@ impl Service {
                 if let Some(fresh) = sender.baseline() {
                     before = fresh;
                 }
-                let seen = self
-                    .observe_effect(&window, before.as_ref(), windows.as_ref(), events.as_mut())
-                    .await;
+                let seen = crate::effect::observe(
+                    self,
+                    &window,
+                    before.as_ref(),
+                    windows.as_ref(),
+                    events.as_mut(),
+                )
+                .await;
                 before = seen.fingerprint;
                 (seen.effect, seen.opened, seen.app_exited)
             } else {
@@ -333,37 +345,12 @@ impl Service {
         // A call of waits only consumes its state too.
         sender.commit()?;
         let expect = match expect {
-            Some((check, timeout)) => Some(self.expect(&window, &check, &state, timeout).await),
+            Some((check, timeout)) => {
+                Some(crate::wait::expect(self, &window, &check, &state, timeout).await)
+            }
             None => None,
         };
         Ok((state, ActionResult { results, expect }))
-    }
-
-    pub(super) async fn check_geometry(&self, window: &WindowId, state: &SavedState) -> Result<()> {
-        let windows = self.backend.list_windows().await?;
-        let now = windows.iter().find(|w| &w.id == window).ok_or_else(|| {
-            Error::new(
-                ErrorCode::WindowNotFound,
-                format!("window {window} has closed"),
-            )
-        })?;
-        if state.window_bounds.is_none() {
-            // Positions unknown (Wayland): the backend finds the window and compares its size.
-            return self
-                .backend
-                .check_coordinates(window, state.window_size)
-                .await;
-        }
-        if now.bounds != state.window_bounds {
-            return Err(Error::new(
-                ErrorCode::WindowMoved,
-                format!(
-                    "window {window} moved or was resized since the observation ({:?} → {:?})",
-                    state.window_bounds, now.bounds
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// The steps the safety gate stops, in order.
@@ -451,16 +438,6 @@ impl Service {
         blocked
     }
 
-    pub(super) async fn title_of(&self, window: &WindowId) -> String {
-        self.backend
-            .list_windows()
-            .await
-            .ok()
-            .and_then(|all| all.into_iter().find(|w| &w.id == window))
-            .map(|w| w.title)
-            .unwrap_or_default()
-    }
-
     /// After a person's yes: the element is still there with the same role and name, or for a
     /// coordinate step the window has not moved.
     async fn still_as_approved(
@@ -479,8 +456,14 @@ impl Service {
             } => element,
             _ => return self.check_geometry(window, state).await,
         };
-        self.unchanged_since_approval(window, &element.identity, element.role, &element.name)
-            .await
+        crate::approval::unchanged_since_approval(
+            self,
+            window,
+            &element.identity,
+            element.role,
+            &element.name,
+        )
+        .await
     }
 }
 

@@ -17,11 +17,11 @@ use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde_json::json;
 
-use super::Service;
+use crate::service::Service;
 
 /// An action the gate stopped.
 #[derive(Debug, Clone)]
-pub(super) struct Blocked {
+pub(crate) struct Blocked {
     /// The step of the call.
     pub step: usize,
     /// The tool and step kind (`click`, `gui_action.click`, `type_text`).
@@ -55,7 +55,7 @@ impl Blocked {
 
 /// Why the gate stopped an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reason {
+pub(crate) enum Reason {
     /// A blocked word is in what would receive it.
     BlockedWord,
     /// What would receive it answers its dialog, whose question holds a blocked word.
@@ -76,128 +76,138 @@ impl Reason {
     }
 }
 
-impl Service {
-    /// Refuses `blocked`, lets it pass on `confirmed`, or (approvals on) waits for a person.
-    /// Returns who approved, when a person did.
-    pub(super) async fn settle_blocked(
-        &self,
-        window: &WindowId,
-        title: &str,
-        blocked: Blocked,
-        confirmed: bool,
-    ) -> Result<Option<String>> {
-        if !self.approvals_on() {
-            return if confirmed {
-                Ok(None)
-            } else {
-                Err(dangerous(&blocked))
-            };
-        }
-        let crop = match blocked.target.as_ref().and_then(|t| t.bounds) {
-            Some(bounds) => {
-                super::image::capture_crop(self.backend.as_ref(), window, &self.config, bounds)
-                    .await
-                    .ok()
-            }
-            None => None,
-        };
-        let request = Approval {
-            id: String::new(),
-            created_ms: 0,
-            machine: "local".into(),
-            window: window.0.clone(),
-            title: title.to_owned(),
-            action: blocked.action.clone(),
-            target: blocked.target.clone(),
-            point: blocked.point,
-            matched_rule: blocked.matched_rule.clone(),
-            status: Status::Pending,
-            decided_by: None,
-            decided_ms: None,
-            has_crop: crop.is_some(),
-        };
-        let asked = self.approvals.request(request, crop.as_deref())?;
-        tracing::info!(approval = %asked.id, "waiting for a person's decision on the Desktop page");
-        let budget = if self.config.call_budget_seconds > 0.0 {
-            self.config.call_budget_seconds
+/// Refuses `blocked`, lets it pass on `confirmed`, or (approvals on) waits for a person.
+/// Returns who approved, when a person did.
+pub(crate) async fn settle_blocked(
+    service: &Service,
+    window: &WindowId,
+    title: &str,
+    blocked: Blocked,
+    confirmed: bool,
+) -> Result<Option<String>> {
+    if !service.approvals_on() {
+        return if confirmed {
+            Ok(None)
         } else {
-            110.0
+            Err(dangerous(&blocked))
         };
-        let deadline = Instant::now() + Duration::from_secs_f64((budget - 5.0).max(1.0));
-        let ended = loop {
-            let now = self.approvals.get(&asked.id)?;
-            if now.status != Status::Pending {
-                break now;
-            }
-            if Instant::now() >= deadline {
-                break self.approvals.withdraw(&asked.id)?;
-            }
-            tokio::time::sleep(Duration::from_millis(150)).await;
-        };
-        self.audit_decision(window, &ended);
-        match ended.status {
-            Status::Approved => Ok(ended.decided_by.or(Some("a person".into()))),
-            Status::Denied => Err(Error::new(
-                ErrorCode::ApprovalDenied,
-                format!("step {}: a person denied {:?} on the Desktop page", blocked.step, blocked.label),
-            )
-            .with_details(json!({ "step": blocked.step, "approval": ended.id, "decided_by": ended.decided_by }))),
-            Status::Pending | Status::Withdrawn => Err(Error::new(
-                ErrorCode::ApprovalTimeout,
-                format!("step {}: nobody approved {:?} within {budget:.0} s; {}", blocked.step, blocked.label, blocked.outcome()),
-            )
-            .with_details(json!({ "step": blocked.step, "approval": ended.id }))),
-        }
     }
-
-    /// After a person's yes: the element is still there, with the same role and name.
-    pub(super) async fn unchanged_since_approval(
-        &self,
-        window: &WindowId,
-        identity: &ElementIdentity,
-        role: Role,
-        name: &str,
-    ) -> Result<()> {
-        match self.element_now(window, identity).await {
-            // Outline names are shown trimmed (padded GTK 3 menu items): compare them so.
-            Some(n) if n.role == role && n.name.trim() == name.trim() => Ok(()),
-            _ => Err(Error::new(
-                ErrorCode::ElementNotFound,
-                format!("{role} {name:?} changed or went away while waiting for approval; nothing was done"),
-            )
-            .with_suggestion("Observe the window again.")),
+    let crop = match blocked.target.as_ref().and_then(|t| t.bounds) {
+        Some(bounds) => {
+            super::image::capture_crop(service.backend.as_ref(), window, &service.config, bounds)
+                .await
+                .ok()
         }
+        None => None,
+    };
+    let request = Approval {
+        id: String::new(),
+        created_ms: 0,
+        machine: "local".into(),
+        window: window.0.clone(),
+        title: title.to_owned(),
+        action: blocked.action.clone(),
+        target: blocked.target.clone(),
+        point: blocked.point,
+        matched_rule: blocked.matched_rule.clone(),
+        status: Status::Pending,
+        decided_by: None,
+        decided_ms: None,
+        has_crop: crop.is_some(),
+    };
+    let asked = service.approvals.request(request, crop.as_deref())?;
+    tracing::info!(approval = %asked.id, "waiting for a person's decision on the Desktop page");
+    let budget = if service.config.call_budget_seconds > 0.0 {
+        service.config.call_budget_seconds
+    } else {
+        110.0
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64((budget - 5.0).max(1.0));
+    let ended = loop {
+        let now = service.approvals.get(&asked.id)?;
+        if now.status != Status::Pending {
+            break now;
+        }
+        if Instant::now() >= deadline {
+            break service.approvals.withdraw(&asked.id)?;
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    };
+    audit_decision(service, window, &ended);
+    match ended.status {
+        Status::Approved => Ok(ended.decided_by.or(Some("a person".into()))),
+        Status::Denied => Err(Error::new(
+            ErrorCode::ApprovalDenied,
+            format!(
+                "step {}: a person denied {:?} on the Desktop page",
+                blocked.step, blocked.label
+            ),
+        )
+        .with_details(
+            json!({ "step": blocked.step, "approval": ended.id, "decided_by": ended.decided_by }),
+        )),
+        Status::Pending | Status::Withdrawn => Err(Error::new(
+            ErrorCode::ApprovalTimeout,
+            format!(
+                "step {}: nobody approved {:?} within {budget:.0} s; {}",
+                blocked.step,
+                blocked.label,
+                blocked.outcome()
+            ),
+        )
+        .with_details(json!({ "step": blocked.step, "approval": ended.id }))),
     }
+}
 
-    fn audit_decision(&self, window: &WindowId, approval: &Approval) {
-        let status = match approval.status {
-            Status::Approved => "approved",
-            Status::Denied => "denied",
-            Status::Withdrawn | Status::Pending => "timed_out",
-        };
-        let record = AuditRecord {
-            action: Some(format!("approval.{}", approval.action)),
-            window: Some(window.0.clone()),
-            name: approval.target.as_ref().map(|t| t.name.clone()),
-            role: approval.target.as_ref().map(|t| t.role.as_str().to_owned()),
-            point: approval.point,
-            result: Some(status.into()),
-            approval: Some(format!(
-                "{status} by {} at {} ({})",
-                approval.decided_by.as_deref().unwrap_or("nobody"),
-                approval
-                    .decided_ms
-                    .map(|ms| cu_core::audit::format_time(
-                        std::time::UNIX_EPOCH + Duration::from_millis(ms)
-                    ))
-                    .unwrap_or_default(),
-                approval.id
-            )),
-            ..AuditRecord::default()
-        };
-        if let Err(e) = self.audit.append(record, None) {
-            tracing::warn!("audit log: {}", e.message);
-        }
+/// After a person's yes: the element is still there, with the same role and name.
+pub(crate) async fn unchanged_since_approval(
+    service: &Service,
+    window: &WindowId,
+    identity: &ElementIdentity,
+    role: Role,
+    name: &str,
+) -> Result<()> {
+    match service.element_now(window, identity).await {
+        // Outline names are shown trimmed (padded GTK 3 menu items): compare them so.
+        Some(n) if n.role == role && n.name.trim() == name.trim() => Ok(()),
+        _ => Err(Error::new(
+            ErrorCode::ElementNotFound,
+            format!(
+                "{role} {name:?} changed or went away while waiting for approval; nothing was done"
+            ),
+        )
+        .with_suggestion("Observe the window again.")),
+    }
+}
+
+fn audit_decision(service: &Service, window: &WindowId, approval: &Approval) {
+    let status = match approval.status {
+        Status::Approved => "approved",
+        Status::Denied => "denied",
+        Status::Withdrawn | Status::Pending => "timed_out",
+    };
+    let record = AuditRecord {
+        action: Some(format!("approval.{}", approval.action)),
+        window: Some(window.0.clone()),
+        name: approval.target.as_ref().map(|t| t.name.clone()),
+        role: approval.target.as_ref().map(|t| t.role.as_str().to_owned()),
+        point: approval.point,
+        result: Some(status.into()),
+        approval: Some(format!(
+            "{status} by {} at {} ({})",
+            approval.decided_by.as_deref().unwrap_or("nobody"),
+            approval
+                .decided_ms
+                .map(|ms| cu_core::audit::format_time(
+                    std::time::UNIX_EPOCH + Duration::from_millis(ms)
+                ))
+                .unwrap_or_default(),
+            approval.id
+        )),
+        ..AuditRecord::default()
+    };
+    if let Err(e) = service.audit.append(record, None) {
+        tracing::warn!("audit log: {}", e.message);
     }
 }
 

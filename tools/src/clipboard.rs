@@ -7,8 +7,8 @@ use cu_core::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-use super::steps::Outcome;
-use super::Service;
+use crate::service::Outcome;
+use crate::service::Service;
 
 /// The longest text `gui_clipboard` writes, in characters.
 pub const MAX_CLIPBOARD_CHARS: usize = 100_000;

@@ -15,7 +15,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
 use super::image::{capture_jpeg, ImageInfo};
-use super::{ListResult, Service};
+use crate::service::{ListResult, Service};
 
 /// One internal desktop request.
 #[derive(Debug, Clone, Deserialize)]

@@ -7,9 +7,9 @@ use cu_core::geometry::{Point, Rect};
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::ErrorCode;
 
-use super::steps::{Fingerprint, Opened, WindowsBefore};
 use super::test_support::{block_on, on, Lab};
 use super::{ActionRequest, ClickRequest, Effect, StateRequest};
+use crate::effect::{Fingerprint, Opened, WindowsBefore};
 
 const EDITOR: &str = r#"app: editor
 title: notes.txt - Editor
@@ -159,11 +159,13 @@ fn regression_a_window_unreadable_for_a_moment_is_not_closed() {
     let lab = lab();
     lab.backend
         .fail_next(Call::Snapshot, ErrorCode::WindowNotFound);
-    let seen =
-        block_on(
-            lab.service
-                .observe_effect(&lab.window, Some(&Fingerprint::STALE), None, None),
-        );
+    let seen = block_on(crate::effect::observe(
+        &lab.service,
+        &lab.window,
+        Some(&Fingerprint::STALE),
+        None,
+        None,
+    ));
     assert_eq!(seen.effect, Effect::Changed);
     let step = block_on(lab.click_by_id("Close"));
     assert_eq!(

@@ -37,7 +37,7 @@ use cu_core::window::WindowId;
 use cu_core::{keys, Error, ErrorCode, Result};
 
 use super::approval::{Blocked, Reason};
-use super::Service;
+use crate::service::Service;
 
 /// Sends one call's input, judging each piece live.
 pub(super) struct Sender<'s> {
@@ -78,7 +78,7 @@ enum Baseline {
     /// To be taken right before the first input.
     Wanted,
     /// Taken (`None`: the window could not be read).
-    Taken(Option<super::steps::Fingerprint>),
+    Taken(Option<crate::effect::Fingerprint>),
 }
 
 /// Whether a judged piece may go, and who said so.
@@ -137,7 +137,7 @@ impl<'s> Sender<'s> {
     }
 
     /// The baseline, once it was taken (handed out once).
-    pub(super) fn baseline(&mut self) -> Option<Option<super::steps::Fingerprint>> {
+    pub(super) fn baseline(&mut self) -> Option<Option<crate::effect::Fingerprint>> {
         match std::mem::replace(&mut self.baseline, Baseline::Off) {
             Baseline::Taken(fingerprint) => Some(fingerprint),
             other => {
@@ -149,7 +149,11 @@ impl<'s> Sender<'s> {
 
     async fn take_baseline(&mut self) {
         if matches!(self.baseline, Baseline::Wanted) {
-            self.baseline = Baseline::Taken(self.svc.fingerprint(&self.window).await.ok());
+            self.baseline = Baseline::Taken(
+                crate::effect::fingerprint(self.svc, &self.window)
+                    .await
+                    .ok(),
+            );
         }
     }
 
@@ -882,10 +886,14 @@ impl<'s> Sender<'s> {
             after_input: self.sent,
         };
         let title = self.svc.title_of(&self.window).await;
-        let by = self
-            .svc
-            .settle_blocked(&self.window, &title, blocked, self.confirmed)
-            .await?;
+        let by = crate::approval::settle_blocked(
+            self.svc,
+            &self.window,
+            &title,
+            blocked,
+            self.confirmed,
+        )
+        .await?;
         self.approved.push(key);
         // The judged receiver of a piece that went through only by confirmation or approval.
         self.svc.audit(
@@ -893,7 +901,7 @@ impl<'s> Sender<'s> {
                 approval: by.clone(),
                 ..audited
             },
-            super::steps::Outcome::Acted,
+            crate::service::Outcome::Acted,
             None,
             None,
         );

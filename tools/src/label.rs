@@ -27,9 +27,11 @@ use serde_json::json;
 
 use super::approval::{Blocked, Reason};
 use super::guard::Sender;
-use super::steps::{sends_input, Effect, Failure, Fingerprint, Kind, Opened, Outcome, Plan, Via};
 use super::target::{self, Candidates};
-use super::Service;
+use crate::effect::{Effect, Fingerprint, Opened};
+use crate::service::Outcome;
+use crate::service::Service;
+use crate::steps::{sends_input, Failure, Kind, Plan, Via};
 
 /// At most this many labels in one `steps` sequence.
 pub const MAX_STEPS: usize = 10;
@@ -185,7 +187,7 @@ impl Service {
                         )
                         .with_suggestion("Name the element in expect by name or role."))
                     })?,
-                    self.wait_timeout(req.expect_timeout_ms)?,
+                    crate::wait::timeout(self, req.expect_timeout_ms)?,
                 )),
                 None => None,
             };
@@ -243,7 +245,7 @@ impl Service {
         }
         let expect = match expect {
             Some((check, timeout)) => Some(
-                self.wait_for(Some(&window.id), &check, None, timeout)
+                crate::wait::wait_for(self, Some(&window.id), &check, None, timeout)
                     .await
                     .unwrap_or_else(|e| super::wait::unknown(e, 0)),
             ),
@@ -301,8 +303,14 @@ impl Service {
             .gate_resolved(window, step, "click", &resolved, node, confirmed)
             .await?;
         if approved_by.is_some() {
-            self.unchanged_since_approval(&window.id, &node.identity, node.role, &node.name)
-                .await?;
+            crate::approval::unchanged_since_approval(
+                self,
+                &window.id,
+                &node.identity,
+                node.role,
+                &node.name,
+            )
+            .await?;
         }
         let element = saved(node, &resolved.name);
         let state = transient_state(window, &snapshot, &element);
@@ -313,7 +321,7 @@ impl Service {
         let mut sender = Sender::new(self, &window.id, "click", confirmed, None);
         sender.begin_step(step, "click");
         let before = if sends_input(&plan) {
-            self.activate_and_settle(&window.id).await;
+            crate::effect::activate_and_settle(self, &window.id).await;
             sender.want_baseline();
             None
         } else {
@@ -322,26 +330,25 @@ impl Service {
         if let Some(by) = &approved_by {
             sender.preapproved(step, &by.1, &node.name, Some(by.0.clone()));
         }
-        let windows = self.windows_before(&window.id).await;
+        let windows = crate::effect::windows_before(self, &window.id).await;
         // Subscribed before the input, so no effect's event is missed.
-        let mut events = self.effect_events(&window.id, state.dialog).await;
+        let mut events = crate::effect::subscribe(self, &window.id, state.dialog).await;
         if events.as_ref().is_some_and(|e| e.proven()) {
             sender.skip_baseline();
         }
-        let via = self
-            .run(&mut sender, &state, &plan)
+        let via = crate::steps::run(self, &mut sender, &state, &plan)
             .await
             .map_err(|error| Failure::after(&sender, error))?;
         let before = sender.baseline().unwrap_or(before);
         let approved_by = sender.approved_by().map(str::to_owned);
-        let seen = self
-            .observe_effect(
-                &window.id,
-                before.as_ref(),
-                windows.as_ref(),
-                events.as_mut(),
-            )
-            .await;
+        let seen = crate::effect::observe(
+            self,
+            &window.id,
+            before.as_ref(),
+            windows.as_ref(),
+            events.as_mut(),
+        )
+        .await;
         Ok(ClickStep {
             step,
             resolved,
@@ -432,8 +439,14 @@ impl Service {
             )
             .await?;
         if approved_by.is_some() {
-            self.unchanged_since_approval(&window.id, &node.identity, node.role, &node.name)
-                .await?;
+            crate::approval::unchanged_since_approval(
+                self,
+                &window.id,
+                &node.identity,
+                node.role,
+                &node.name,
+            )
+            .await?;
         }
         let element = saved(node, &resolved.name);
         let state = transient_state(&window, &snapshot, &element);
@@ -446,8 +459,7 @@ impl Service {
         if let Some(by) = &approved_by {
             sender.preapproved(0, &by.1, &node.name, Some(by.0.clone()));
         }
-        let via = self
-            .run(&mut sender, &state, &plan)
+        let via = crate::steps::run(self, &mut sender, &state, &plan)
             .await
             .map_err(|error| Failure::after(&sender, error))?;
         let verified = match node.role {
@@ -554,9 +566,9 @@ impl Service {
             reason: Reason::BlockedWord,
             after_input: false,
         };
-        let by = self
-            .settle_blocked(&window.id, &window.title, blocked, confirmed)
-            .await?;
+        let by =
+            crate::approval::settle_blocked(self, &window.id, &window.title, blocked, confirmed)
+                .await?;
         Ok(by.map(|person| (person, matched_rule)))
     }
 

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::llm::{MemoryReport, SessionUse, TimingReport};
-use super::{image, target, Service};
+use super::{image, target};
+use crate::service::Service;
 
 /// `look_at_screen`'s request. The field docs are the tool's input schema, as agents read it.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]

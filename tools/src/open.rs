@@ -25,7 +25,8 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{target, Service};
+use super::target;
+use crate::service::Service;
 
 /// What to launch.
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use cu_core::config::Config;
 use cu_core::safety::Gate;
 use serde::{Deserialize, Serialize};
 
-use super::Service;
+use crate::service::Service;
 
 /// The hidden argument that carries a controller's settings.
 pub const ARGUMENT: &str = "_gate";
@@ -92,18 +92,18 @@ impl Service {
             )
             .await
     }
+}
 
-    /// The blocklist in force for the running call.
-    pub(crate) fn gate(&self) -> GateInForce<'_> {
-        IN_FORCE
-            .try_with(|f| f.gate.clone())
-            .ok()
-            .flatten()
-            .map_or(GateInForce::Own(&self.gate), GateInForce::Tightened)
-    }
+/// The blocklist in force for the running call: `own`, or a controller's tightening of it.
+pub(crate) fn gate_in_force(own: &Gate) -> GateInForce<'_> {
+    IN_FORCE
+        .try_with(|f| f.gate.clone())
+        .ok()
+        .flatten()
+        .map_or(GateInForce::Own(own), GateInForce::Tightened)
+}
 
-    /// Whether what the gate stops waits for a person, for the running call.
-    pub(crate) fn approvals_on(&self) -> bool {
-        self.config.approvals || IN_FORCE.try_with(|f| f.approvals).unwrap_or(false)
-    }
+/// Whether a controller asked that what the gate stops waits for a person, for the running call.
+pub(crate) fn approvals_in_force() -> bool {
+    IN_FORCE.try_with(|f| f.approvals).unwrap_or(false)
 }

@@ -19,7 +19,8 @@ use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{ChangeCount, Service, StateRequest};
+use crate::service::Service;
+use crate::state::{ChangeCount, StateRequest};
 
 /// How often the window is observed where the platform sends no change events (and at least
 /// this often where it does).
@@ -102,7 +103,7 @@ enum Look {
 impl Service {
     /// `gui_wait`.
     pub async fn gui_wait(&self, req: &WaitRequest) -> Result<WaitResult> {
-        let timeout = self.wait_timeout(req.timeout_ms)?;
+        let timeout = crate::wait::timeout(self, req.timeout_ms)?;
         let info = self.backend.info().await?;
         let desktop = self.issuer(&info.desktop);
         let window = req.window_id.clone().map(WindowId);
@@ -134,105 +135,197 @@ impl Service {
             )
             .with_suggestion("Pass the state_id of the observation that listed it.")),
         })?;
-        self.wait_for(window.as_ref(), &check, earlier, timeout)
-            .await
+        crate::wait::wait_for(self, window.as_ref(), &check, earlier, timeout).await
     }
+}
 
-    /// An acting call's `expect`: the wait after its steps, measured from the observation it
-    /// acted on. A wait that cannot run is an `unknown` outcome: the steps did run.
-    pub(crate) async fn expect(
-        &self,
-        window: &WindowId,
-        check: &Check,
-        state: &cu_core::state_registry::SavedState,
-        timeout: Duration,
-    ) -> WaitResult {
-        let earlier = self.views.load(&state.state_id, &state.desktop).ok();
-        let started = Instant::now();
-        self.wait_for(Some(window), check, earlier, timeout)
-            .await
-            .unwrap_or_else(|e| unknown(e, started.elapsed().as_millis() as u64))
+/// An acting call's `expect`: the wait after its steps, measured from the observation it
+/// acted on. A wait that cannot run is an `unknown` outcome: the steps did run.
+pub(crate) async fn expect(
+    service: &Service,
+    window: &WindowId,
+    check: &Check,
+    state: &cu_core::state_registry::SavedState,
+    timeout: Duration,
+) -> WaitResult {
+    let earlier = service.views.load(&state.state_id, &state.desktop).ok();
+    let started = Instant::now();
+    crate::wait::wait_for(service, Some(window), check, earlier, timeout)
+        .await
+        .unwrap_or_else(|e| unknown(e, started.elapsed().as_millis() as u64))
+}
+
+/// The timeout of a wait: the default, or what was asked, within the limits.
+pub(crate) fn timeout(service: &Service, asked: Option<u64>) -> Result<Duration> {
+    let ms = asked.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let budget_ms = (service.config.call_budget_seconds > 0.0)
+        .then_some((service.config.call_budget_seconds * 1000.0) as u64);
+    let limit = budget_ms.map_or(MAX_TIMEOUT_MS, |b| b.min(MAX_TIMEOUT_MS));
+    if ms > limit {
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("timeout_ms {ms} is over the limit of {limit} ms"),
+        )
+        .with_suggestion(if budget_ms.is_some_and(|b| b < MAX_TIMEOUT_MS) {
+            "Wait less: the call budget (call_budget_seconds) would end the call first."
+        } else {
+            "Wait at most 60000 ms per call, and call again to wait longer."
+        }));
     }
+    Ok(Duration::from_millis(ms))
+}
 
-    /// The timeout of a wait: the default, or what was asked, within the limits.
-    pub(crate) fn wait_timeout(&self, asked: Option<u64>) -> Result<Duration> {
-        let ms = asked.unwrap_or(DEFAULT_TIMEOUT_MS);
-        let budget_ms = (self.config.call_budget_seconds > 0.0)
-            .then_some((self.config.call_budget_seconds * 1000.0) as u64);
-        let limit = budget_ms.map_or(MAX_TIMEOUT_MS, |b| b.min(MAX_TIMEOUT_MS));
-        if ms > limit {
-            return Err(Error::new(
-                ErrorCode::InvalidArgument,
-                format!("timeout_ms {ms} is over the limit of {limit} ms"),
-            )
-            .with_suggestion(if budget_ms.is_some_and(|b| b < MAX_TIMEOUT_MS) {
-                "Wait less: the call budget (call_budget_seconds) would end the call first."
+/// Waits for a checked condition on `window` (or on the window list).
+pub(crate) async fn wait_for(
+    service: &Service,
+    window: Option<&WindowId>,
+    check: &Check,
+    earlier: Option<View>,
+    timeout: Duration,
+) -> Result<WaitResult> {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    match check {
+        Check::WindowAppears(_) | Check::WindowCloses => {
+            if matches!(check, Check::WindowCloses) && window.is_none() {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "until=window_closes needs the window_id to watch",
+                ));
+            }
+            wait_for_window(service, window, check, deadline, started).await
+        }
+        Check::Element { .. } | Check::Stable(_) => {
+            let Some(window) = window else {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "this condition needs the window_id to watch",
+                )
+                .with_suggestion("Pass a window_id from gui_list."));
+            };
+            wait_in_window(service, window, check, earlier, deadline, started).await
+        }
+    }
+}
+
+async fn wait_for_window(
+    service: &Service,
+    window: Option<&WindowId>,
+    check: &Check,
+    deadline: Instant,
+    started: Instant,
+) -> Result<WaitResult> {
+    let mut last: std::result::Result<(Verdict, Option<WindowInfo>), Error>;
+    loop {
+        last = service.backend.list_windows().await.map(|windows| {
+            let (verdict, hit) = judge_windows(check, window, &windows);
+            let shown = hit
+                .cloned()
+                .or_else(|| windows.iter().find(|w| Some(&w.id) == window).cloned());
+            (verdict, shown)
+        });
+        let met = matches!(&last, Ok((v, _)) if v.met);
+        if met || Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
+    }
+    let waited_ms = started.elapsed().as_millis() as u64;
+    let mut answer = match last {
+        Ok((verdict, shown)) => WaitResult {
+            outcome: if verdict.met {
+                WaitOutcome::Satisfied
             } else {
-                "Wait at most 60000 ms per call, and call again to wait longer."
-            }));
+                WaitOutcome::Unsatisfied
+            },
+            seen: verdict.seen,
+            waited_ms,
+            reason: None,
+            window: shown,
+            state_id: None,
+            changes: None,
+            change_count: None,
+            events: None,
+        },
+        Err(e) => unknown(e, waited_ms),
+    };
+    // A window that appeared is observed at once, so the agent can act on it.
+    if let (Check::WindowAppears(_), Some(w)) = (check, &answer.window) {
+        let id = w.id.clone();
+        if let Ok(observed) =
+            crate::state::observe_window(service, &id, &state_request(&id), None, None).await
+        {
+            answer.state_id = Some(observed.result.state_id);
+            answer.changes = Some(observed.result.outline);
         }
-        Ok(Duration::from_millis(ms))
     }
+    Ok(answer)
+}
 
-    /// Waits for a checked condition on `window` (or on the window list).
-    pub(crate) async fn wait_for(
-        &self,
-        window: Option<&WindowId>,
-        check: &Check,
-        earlier: Option<View>,
-        timeout: Duration,
-    ) -> Result<WaitResult> {
-        let started = Instant::now();
-        let deadline = started + timeout;
-        match check {
-            Check::WindowAppears(_) | Check::WindowCloses => {
-                if matches!(check, Check::WindowCloses) && window.is_none() {
-                    return Err(Error::new(
-                        ErrorCode::InvalidArgument,
-                        "until=window_closes needs the window_id to watch",
-                    ));
+async fn wait_in_window(
+    service: &Service,
+    window: &WindowId,
+    check: &Check,
+    earlier: Option<View>,
+    deadline: Instant,
+    started: Instant,
+) -> Result<WaitResult> {
+    let request = state_request(window);
+    let mut baseline = earlier;
+    let mut previous: Option<(Vec<String>, Instant)> = None;
+    let mut events = 0u32;
+    // Subscribed before the first look: an event during any look wakes the next wait.
+    let mut watch = service.backend.watch(window).await.ok();
+    let look = loop {
+        let look = match service.backend.snapshot(window, &Default::default()).await {
+            Ok(snapshot) => {
+                if baseline.is_none() {
+                    // The window as the wait began: what the answer's changes are against.
+                    baseline = crate::state::record(service, window, &snapshot, &request, None)
+                        .ok()
+                        .map(|o| o.view);
                 }
-                self.wait_for_window(window, check, deadline, started).await
-            }
-            Check::Element { .. } | Check::Stable(_) => {
-                let Some(window) = window else {
-                    return Err(Error::new(
-                        ErrorCode::InvalidArgument,
-                        "this condition needs the window_id to watch",
-                    )
-                    .with_suggestion("Pass a window_id from gui_list."));
+                let verdict = match check {
+                    Check::Element { target, want } => judge_element(target, want, &snapshot),
+                    Check::Stable(quiet) => stable(&snapshot, &mut previous, *quiet),
+                    _ => Verdict {
+                        met: false,
+                        seen: String::new(),
+                    },
                 };
-                self.wait_in_window(window, check, earlier, deadline, started)
-                    .await
+                Look::Judged(verdict, Box::new(snapshot))
             }
+            Err(e) => Look::Failed(e),
+        };
+        let done = match &look {
+            Look::Judged(v, _) => v.met,
+            Look::Failed(e) => e.code == ErrorCode::WindowNotFound,
+        };
+        if done || Instant::now() >= deadline {
+            break look;
         }
-    }
-
-    async fn wait_for_window(
-        &self,
-        window: Option<&WindowId>,
-        check: &Check,
-        deadline: Instant,
-        started: Instant,
-    ) -> Result<WaitResult> {
-        let mut last: std::result::Result<(Verdict, Option<WindowInfo>), Error>;
-        loop {
-            last = self.backend.list_windows().await.map(|windows| {
-                let (verdict, hit) = judge_windows(check, window, &windows);
-                let shown = hit
-                    .cloned()
-                    .or_else(|| windows.iter().find(|w| Some(&w.id) == window).cloned());
-                (verdict, shown)
-            });
-            let met = matches!(&last, Ok((v, _)) if v.met);
-            if met || Instant::now() >= deadline {
-                break;
+        let left = deadline.saturating_duration_since(Instant::now());
+        match watch.as_mut() {
+            Some(w) => {
+                if w.changed(POLL.min(left)).await {
+                    events += 1;
+                    // Let a burst of events settle before observing again.
+                    tokio::time::sleep(EVENT_SETTLE.min(left)).await;
+                }
             }
-            tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
+            None => tokio::time::sleep(POLL.min(left)).await,
         }
-        let waited_ms = started.elapsed().as_millis() as u64;
-        let mut answer = match last {
-            Ok((verdict, shown)) => WaitResult {
+    };
+    let waited_ms = started.elapsed().as_millis() as u64;
+    match look {
+        Look::Failed(e) => Ok(unknown(e, waited_ms)),
+        Look::Judged(verdict, snapshot) => {
+            let observed =
+                crate::state::record(service, window, &snapshot, &request, baseline.as_ref())?;
+            let changes = baseline
+                .as_ref()
+                .map(|before| cu_core::changes::diff(&before.lines, &observed.view.lines));
+            Ok(WaitResult {
                 outcome: if verdict.met {
                     WaitOutcome::Satisfied
                 } else {
@@ -241,107 +334,12 @@ impl Service {
                 seen: verdict.seen,
                 waited_ms,
                 reason: None,
-                window: shown,
-                state_id: None,
-                changes: None,
-                change_count: None,
-                events: None,
-            },
-            Err(e) => unknown(e, waited_ms),
-        };
-        // A window that appeared is observed at once, so the agent can act on it.
-        if let (Check::WindowAppears(_), Some(w)) = (check, &answer.window) {
-            let id = w.id.clone();
-            if let Ok(observed) = self
-                .observe_window(&id, &state_request(&id), None, None)
-                .await
-            {
-                answer.state_id = Some(observed.result.state_id);
-                answer.changes = Some(observed.result.outline);
-            }
-        }
-        Ok(answer)
-    }
-
-    async fn wait_in_window(
-        &self,
-        window: &WindowId,
-        check: &Check,
-        earlier: Option<View>,
-        deadline: Instant,
-        started: Instant,
-    ) -> Result<WaitResult> {
-        let request = state_request(window);
-        let mut baseline = earlier;
-        let mut previous: Option<(Vec<String>, Instant)> = None;
-        let mut events = 0u32;
-        // Subscribed before the first look: an event during any look wakes the next wait.
-        let mut watch = self.backend.watch(window).await.ok();
-        let look = loop {
-            let look = match self.backend.snapshot(window, &Default::default()).await {
-                Ok(snapshot) => {
-                    if baseline.is_none() {
-                        // The window as the wait began: what the answer's changes are against.
-                        baseline = self
-                            .record(window, &snapshot, &request, None)
-                            .ok()
-                            .map(|o| o.view);
-                    }
-                    let verdict = match check {
-                        Check::Element { target, want } => judge_element(target, want, &snapshot),
-                        Check::Stable(quiet) => stable(&snapshot, &mut previous, *quiet),
-                        _ => Verdict {
-                            met: false,
-                            seen: String::new(),
-                        },
-                    };
-                    Look::Judged(verdict, Box::new(snapshot))
-                }
-                Err(e) => Look::Failed(e),
-            };
-            let done = match &look {
-                Look::Judged(v, _) => v.met,
-                Look::Failed(e) => e.code == ErrorCode::WindowNotFound,
-            };
-            if done || Instant::now() >= deadline {
-                break look;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match watch.as_mut() {
-                Some(w) => {
-                    if w.changed(POLL.min(left)).await {
-                        events += 1;
-                        // Let a burst of events settle before observing again.
-                        tokio::time::sleep(EVENT_SETTLE.min(left)).await;
-                    }
-                }
-                None => tokio::time::sleep(POLL.min(left)).await,
-            }
-        };
-        let waited_ms = started.elapsed().as_millis() as u64;
-        match look {
-            Look::Failed(e) => Ok(unknown(e, waited_ms)),
-            Look::Judged(verdict, snapshot) => {
-                let observed = self.record(window, &snapshot, &request, baseline.as_ref())?;
-                let changes = baseline
-                    .as_ref()
-                    .map(|before| cu_core::changes::diff(&before.lines, &observed.view.lines));
-                Ok(WaitResult {
-                    outcome: if verdict.met {
-                        WaitOutcome::Satisfied
-                    } else {
-                        WaitOutcome::Unsatisfied
-                    },
-                    seen: verdict.seen,
-                    waited_ms,
-                    reason: None,
-                    window: Some(observed.result.window),
-                    state_id: Some(observed.result.state_id),
-                    change_count: changes.as_ref().map(ChangeCount::of),
-                    changes: changes.map(|c| c.render()),
-                    events: Some(events),
-                })
-            }
+                window: Some(observed.result.window),
+                state_id: Some(observed.result.state_id),
+                change_count: changes.as_ref().map(ChangeCount::of),
+                changes: changes.map(|c| c.render()),
+                events: Some(events),
+            })
         }
     }
 }

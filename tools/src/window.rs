@@ -20,8 +20,9 @@ use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-use super::steps::{Opened, Outcome};
-use super::Service;
+use crate::effect::Opened;
+use crate::service::Outcome;
+use crate::service::Service;
 
 /// How long the outcome is watched for.
 pub const READ_BACK: Duration = Duration::from_millis(2000);
@@ -287,9 +288,15 @@ impl Service {
                     reason: super::approval::Reason::BlockedWord,
                     after_input: false,
                 };
-                self.settle_blocked(&window, &before.title, blocked, req.confirm_dangerous)
-                    .await
-                    .map_err(refused)?;
+                crate::approval::settle_blocked(
+                    self,
+                    &window,
+                    &before.title,
+                    blocked,
+                    req.confirm_dangerous,
+                )
+                .await
+                .map_err(refused)?;
             }
         }
         for (n, target) in targets.iter().enumerate() {

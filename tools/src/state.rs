@@ -1,0 +1,327 @@
+//! `gui_list` and `gui_state`: observing a window. [`observe_window`] reads it and [`record`]
+//! renders the outline and saves the state and view an acting call and `since_state_id` use
+//! later (`gui_wait` observes through them too).
+
+use cu_core::changes::{Changes, View, ViewLine};
+use cu_core::element::{SnapshotOptions, State, Truncation};
+use cu_core::outline::{self, OutlineOptions, Place};
+use cu_core::persist::now_ms;
+use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
+use cu_core::window::{WindowId, WindowInfo};
+use cu_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::image;
+use crate::service::Service;
+
+/// `gui_state`'s request. The field docs are the tool's input schema, as agents read it.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StateRequest {
+    /// From gui_list.
+    pub window_id: String,
+    /// List every element, not only interactive and text ones.
+    #[serde(default)]
+    pub all: bool,
+    /// Do not descend below this depth.
+    #[serde(default)]
+    pub max_depth: Option<u32>,
+    /// Observe only this element (an id from state_id).
+    #[serde(default)]
+    pub subtree: Option<String>,
+    /// The observation subtree refers to (not used up).
+    #[serde(default)]
+    pub state_id: Option<String>,
+    /// Only the web page on screen (a browser's active tab), without the browser's chrome; its
+    /// ids stay the same while the page does.
+    #[serde(default)]
+    pub page: bool,
+    /// List at most this many elements (default 300).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 5000))]
+    pub max_elements: Option<usize>,
+    /// Attach a JPEG of the window (same window-relative space; see image.scale).
+    #[serde(default)]
+    pub screenshot: bool,
+    /// With screenshot: draw each listed element's box and id on it (set-of-marks), so the
+    /// image can be answered with ids.
+    #[serde(default)]
+    pub marks: bool,
+    /// Each element's click point @x,y (its centre, window-relative). Not needed to act:
+    /// elements are acted on by id.
+    #[serde(default)]
+    pub points: bool,
+    /// Each element's full bounds x,y wxh (window-relative; wins over points).
+    #[serde(default)]
+    pub bounds: bool,
+    /// Find instead of reading everything: only the elements whose name, value or description
+    /// contains this text (compared like labels), each with its named containers; their ids are
+    /// those of the whole outline. At most 200 characters.
+    #[serde(default)]
+    #[schemars(length(max = 200))]
+    pub query: Option<String>,
+    /// Answer only what changed since this earlier observation of the window (used or not, up
+    /// to 10 minutes old): lines added (+), changed (~, with what they were) and removed (-).
+    /// Elements that stayed keep their ids; all of them are usable with the new state_id.
+    #[serde(default)]
+    pub since_state_id: Option<String>,
+}
+
+/// The longest `query` `gui_state` takes.
+pub const MAX_QUERY_CHARS: usize = 200;
+
+/// `gui_state`'s answer.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StateResult {
+    /// Use once, within 30 s, with `gui_action`.
+    pub state_id: String,
+    /// The window as observed.
+    pub window: WindowInfo,
+    /// The compact outline: one line per element, ids `e1…`; with since_state_id, only the
+    /// lines that changed.
+    pub outline: String,
+    /// How many elements carry ids.
+    pub elements: usize,
+    /// With since_state_id: how many lines were added, changed, removed, and stayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<ChangeCount>,
+    /// Set when the walk stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
+    /// The screenshot's size and scale, when one was taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<image::ImageInfo>,
+    /// The JPEG bytes (sent as MCP image content, never inside JSON).
+    #[serde(skip)]
+    pub jpeg: Option<Vec<u8>>,
+}
+
+impl Service {
+    /// `gui_state`: observe one window and save the observation.
+    pub async fn gui_state(&self, req: &StateRequest) -> Result<StateResult> {
+        if req
+            .query
+            .as_ref()
+            .is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS)
+        {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("query has more than {MAX_QUERY_CHARS} characters"),
+            )
+            .with_suggestion("Ask for a few words of the element's name, value or description."));
+        }
+        let started = std::time::Instant::now();
+        let window = WindowId(req.window_id.clone());
+        let info = self.backend.info().await?;
+        let desktop = self.issuer(&info.desktop);
+        let subtree = match (&req.subtree, &req.state_id) {
+            (Some(_), _) if req.page => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "subtree and page cannot be combined",
+                )
+                .with_suggestion("Pass one of them: page is the whole web page."))
+            }
+            (Some(element), Some(state_id)) => {
+                let earlier = self.states.load(state_id, &desktop)?;
+                Some(earlier.element(element)?.identity.clone())
+            }
+            (Some(_), None) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "subtree needs the state_id it comes from",
+                ))
+            }
+            _ => None,
+        };
+        let baseline = match &req.since_state_id {
+            Some(id) => Some(self.baseline(id, &window, &desktop)?),
+            None => None,
+        };
+        let mut observed =
+            crate::state::observe_window(self, &window, req, subtree, baseline.as_ref()).await?;
+        if let Some(before) = &baseline {
+            let changes = cu_core::changes::diff(&before.lines, &observed.view.lines);
+            observed.result.outline = if changes.is_empty() {
+                "(nothing changed)\n".into()
+            } else {
+                changes.render()
+            };
+            observed.result.changes = Some(ChangeCount::of(&changes));
+        }
+        if req.marks && !req.screenshot {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "marks are drawn on the screenshot: set screenshot=true too",
+            ));
+        }
+        if req.screenshot {
+            let shot = if req.marks {
+                image::capture_marked(
+                    self.backend.as_ref(),
+                    &window,
+                    &self.config,
+                    &observed.marks,
+                )
+                .await?
+            } else {
+                image::capture_jpeg(self.backend.as_ref(), &window, &self.config).await?
+            };
+            observed.result.image = Some(shot.info);
+            observed.result.jpeg = Some(shot.jpeg);
+        }
+        tracing::debug!(ms = started.elapsed().as_secs_f64() * 1000.0, "gui_state");
+        Ok(observed.result)
+    }
+}
+
+/// Observes `window` (snapshot, outline, saved state and view) with the options of `req`,
+/// keeping the ids of `keep`. No screenshot, no diff: the callers add what they need.
+pub(crate) async fn observe_window(
+    service: &Service,
+    window: &WindowId,
+    req: &StateRequest,
+    subtree: Option<cu_core::element::ElementIdentity>,
+    keep: Option<&View>,
+) -> Result<Recorded> {
+    let options = SnapshotOptions {
+        max_depth: req.max_depth,
+        subtree,
+        reuse: true,
+        ..SnapshotOptions::default()
+    };
+    let snapshot = service.backend.snapshot(window, &options).await?;
+    if req.page {
+        let page = snapshot.page().ok_or_else(|| {
+            Error::new(
+                ErrorCode::ElementNotFound,
+                format!("window {window} shows no web page (no document on screen)"),
+            )
+            .with_suggestion("Observe the window without page, or open the page first.")
+        })?;
+        return crate::state::record(service, window, &page, req, keep);
+    }
+    crate::state::record(service, window, &snapshot, req, keep)
+}
+
+/// Renders `snapshot` as `req` asks, saves its state and view.
+pub(crate) fn record(
+    service: &Service,
+    window: &WindowId,
+    snapshot: &cu_core::element::Snapshot,
+    req: &StateRequest,
+    keep: Option<&View>,
+) -> Result<Recorded> {
+    let outline_options = OutlineOptions {
+        all: req.all,
+        max_elements: req.max_elements.unwrap_or(300).clamp(1, 5000),
+        place: match (req.bounds, req.points) {
+            (true, _) => Place::Bounds,
+            (false, true) => Place::Point,
+            (false, false) => Place::None,
+        },
+        query: req.query.clone(),
+        keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
+    };
+    let started = std::time::Instant::now();
+    let outline = outline::render(snapshot, &outline_options);
+    let mut lines = Vec::with_capacity(outline.ids.len());
+    let elements: Vec<SavedElement> = outline
+        .ids
+        .iter()
+        .zip(&outline.bodies)
+        .filter_map(|((id, index), body)| {
+            let n = snapshot.nodes.get(*index)?;
+            lines.push(ViewLine {
+                id: id.clone(),
+                identity: n.identity.clone(),
+                body: body.clone(),
+            });
+            Some(SavedElement {
+                id: id.clone(),
+                identity: n.identity.clone(),
+                role: n.role,
+                // What the outline shows (an unnamed button's label), so the gate's early
+                // check sees the same name the agent read.
+                name: outline::shown_name(snapshot, n),
+                bounds: n.bounds,
+                focused: n.states.contains(State::Focused),
+                offscreen: n.states.contains(State::Offscreen),
+            })
+        })
+        .collect();
+    let state = SavedState {
+        state_id: StateRegistry::new_id(),
+        window: window.clone(),
+        desktop: service.issuer(&snapshot.desktop),
+        window_bounds: snapshot.window.bounds,
+        window_size: SavedState::window_size_of(snapshot),
+        created_ms: now_ms(),
+        elements,
+        dialog: snapshot.is_dialog(),
+    };
+    service.states.save(&state)?;
+    let view = View {
+        state_id: state.state_id.clone(),
+        window: window.clone(),
+        desktop: state.desktop.clone(),
+        created_ms: state.created_ms,
+        lines,
+    };
+    service.views.save(&view)?;
+    tracing::debug!(
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "rendered and saved"
+    );
+    let marks = state
+        .elements
+        .iter()
+        .filter_map(|e| Some((e.id.clone(), e.bounds?)))
+        .collect();
+    Ok(Recorded {
+        result: StateResult {
+            state_id: state.state_id,
+            elements: state.elements.len(),
+            window: snapshot.window.clone(),
+            outline: outline.text,
+            changes: None,
+            truncated: snapshot.truncated.clone(),
+            image: None,
+            jpeg: None,
+        },
+        view,
+        marks,
+    })
+}
+
+/// One observation: the answer `gui_state` gives, the view kept of it, and each listed
+/// element's box (for set-of-marks).
+pub(crate) struct Recorded {
+    pub(crate) result: StateResult,
+    pub(crate) view: View,
+    pub(crate) marks: Vec<(String, cu_core::geometry::Rect)>,
+}
+
+/// How many outline lines changed between two observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ChangeCount {
+    /// New elements.
+    pub added: usize,
+    /// Elements whose line changed.
+    pub changed: usize,
+    /// Elements that are gone.
+    pub removed: usize,
+    /// Elements whose line is the same (not shown).
+    pub unchanged: usize,
+}
+
+impl ChangeCount {
+    pub(crate) fn of(changes: &Changes) -> ChangeCount {
+        ChangeCount {
+            added: changes.added.len(),
+            changed: changes.changed.len(),
+            removed: changes.removed.len(),
+            unchanged: changes.unchanged,
+        }
+    }
+}
