@@ -311,16 +311,18 @@ def is_binary(word):
 def invocations(line):
     """The argument lists of every invocation of the binary in a command line."""
     words = split_words(strip_comment(line))
-    at_start, depth, i, found = True, 0, 0, []
+    at_start, in_substitution, i, found = True, False, 0, []
     while i < len(words):
         word = words[i]
         if word.startswith("$("):
-            word = word[2:]
-            at_start = True
-        if at_start and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
-            if "$(" in word and ")" not in word:  # VAR=$(a b c) spans words
-                while i < len(words) and ")" not in words[i]:
-                    i += 1
+            word, at_start, in_substitution = word[2:], True, True
+        substituted = re.match(r"^[A-Za-z_][A-Za-z0-9_]*=\$\((.*)$", word) if at_start else None
+        if substituted:  # VAR=$(command …): the command inside is read like any other
+            word, in_substitution = substituted.group(1), True
+            if not word:
+                i += 1
+                continue
+        elif at_start and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
             i += 1
             continue
         if at_start and word in WRAPPERS:
@@ -331,16 +333,24 @@ def invocations(line):
             i += 1
             while i < len(words):
                 w = words[i]
-                if w in SEPARATORS or (w == "|" and depth == 0) or w.startswith((">", "<", "2>")) \
-                        or w == ")":
+                if w in SEPARATORS or (w == "|" and depth == 0) or w.startswith((">", "<", "2>")):
+                    break
+                if in_substitution and w.endswith(")"):
+                    if w[:-1]:
+                        args.append(w[:-1])
+                    i += 1
                     break
                 depth += w.count("[") - w.count("]")
                 args.append(w)
                 i += 1
             found.append(args)
-            at_start = False
+            at_start = in_substitution = False
             continue
-        at_start = word in SEPARATORS or word == "|"
+        if in_substitution and word.endswith(")"):
+            # The substitution ends; after VAR=$(…) the next word is a command again.
+            at_start, in_substitution = True, False
+        else:
+            at_start = word in SEPARATORS or word == "|"
         i += 1
     return found
 
