@@ -59,7 +59,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 phase "a build without desktop adapters answers GUI_UNAVAILABLE"
 cargo test -q -p cu-backends --no-default-features
 
-# The binary under test carries the TLS listener (a Linux-only build feature; see README).
+# The binary under test carries the TLS listener (a Linux-only build feature; see docs/configuration.md).
 FEATURES=(--features mcp-computer-use/tls)
 phase "build"
 cargo build -q --workspace --all-targets "${FEATURES[@]}"

@@ -32,7 +32,7 @@ pub struct SelfSigned {
 }
 
 /// Without the `tls` feature there is no certificate to make: `NOT_SUPPORTED`, saying which
-/// build has it (on Linux every build does; see the README's build features).
+/// build has it (on Linux every build does; see the build features in docs/configuration.md).
 #[cfg(not(feature = "tls"))]
 pub fn self_signed(
     _dir: &std::path::Path,

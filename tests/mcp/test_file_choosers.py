@@ -1,6 +1,6 @@
 """The GTK 4, Qt 5 and KDE Save dialogs (in-process, `tests/fixtures/file_chooser.py`),
-driven through the MCP tools with the README's recipe: the button that opens the dialog answers
-`window_opened` with its id (Qt's press showed its button pressed for 100 ms and answered
+driven through the MCP tools with the recipe in docs/recipes.md: the button that opens the dialog
+answers `window_opened` with its id (Qt's press showed its button pressed for 100 ms and answered
 `changed`), a full path is typed into the name field by its label, Return saves, the dialog's
 step answers `window_closed`, and the file is checked on disk. (GTK 3's chooser is driven in
 `test_gui_tools.py` through Mousepad's Save As.)"""
