@@ -57,7 +57,7 @@ for target in "${TARGETS[@]}"; do
   rm -rf "$stage"
   mkdir -p "$stage"
   cp "$dir/$exe" "$stage/"
-  cp README.md LICENSE "$stage/"
+  cp -r README.md LICENSE docs "$stage/"
   case "$target" in
     *windows*)
       archive="$stage.zip"
