@@ -232,7 +232,7 @@ async fn main() -> anyhow::Result<()> {
             let (mut action_answer, mut state_answer) = (String::new(), String::new());
             for _ in 0..reps {
                 let t0 = Instant::now();
-                let request = cu_tools::StateRequest { window_id: id.0.clone(), ..Default::default() };
+                let request = cu_tools::StateRequest { window_id: id.clone(), ..Default::default() };
                 let state = service.gui_state(&request).await?;
                 observe.push(ms(t0));
                 let one = state
@@ -242,11 +242,11 @@ async fn main() -> anyhow::Result<()> {
                     .and_then(|l| l.split_whitespace().next())
                     .ok_or_else(|| anyhow::anyhow!("no button 1"))?
                     .to_owned();
-                let spec: cu_tools::ActionSpec =
+                let spec: cu_tools::Step =
                     serde_json::from_value(serde_json::json!({ "type": "click", "element_id": one }))?;
                 let t1 = Instant::now();
                 let action = cu_tools::ActionRequest {
-                    window_id: id.0.clone(),
+                    window_id: id.clone(),
                     state_id: state.state_id,
                     actions: vec![spec],
                     ..Default::default()

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use cu_core::config::Config;
 use cu_core::error::{Error, ExitCode as CuExit};
+use cu_core::window::WindowId;
 
 mod health;
 mod selftest;
@@ -468,7 +469,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             query,
         } => {
             let request = cu_tools::StateRequest {
-                window_id: window,
+                window_id: WindowId(window),
                 all,
                 max_elements,
                 points,
@@ -496,7 +497,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
             actions_json,
             confirm_dangerous,
         } => {
-            let actions: Vec<cu_tools::ActionSpec> =
+            let actions: Vec<cu_tools::Step> =
                 serde_json::from_str(&actions_json).map_err(|e| {
                     Error::new(
                         cu_core::ErrorCode::InvalidArgument,
@@ -507,7 +508,7 @@ async fn run_command(command: Command, service: cu_tools::Service) -> Result<CuE
                     )
                 })?;
             let request = cu_tools::ActionRequest {
-                window_id: window,
+                window_id: WindowId(window),
                 state_id,
                 actions,
                 confirm_dangerous,

@@ -13,6 +13,7 @@
 
 use std::time::{Duration, Instant};
 
+use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode};
 use serde::Serialize;
 use serde_json::json;
@@ -355,7 +356,7 @@ impl Run<'_> {
                                         result.title.unwrap_or_default()
                                     ),
                                     Opened {
-                                        window_id,
+                                        window_id: window_id.0,
                                         pid: result.pid,
                                     },
                                 ));
@@ -669,7 +670,7 @@ async fn observe_until(
 
 fn state_request(window: &str) -> cu_tools::StateRequest {
     cu_tools::StateRequest {
-        window_id: window.to_owned(),
+        window_id: WindowId(window.to_owned()),
         // The self-test clicks at an element's point too.
         points: true,
         ..Default::default()
@@ -682,11 +683,11 @@ async fn act(
     state_id: &str,
     actions: serde_json::Value,
 ) -> Result<cu_tools::ActionResult, Error> {
-    let actions: Vec<cu_tools::ActionSpec> = serde_json::from_value(actions)
+    let actions: Vec<cu_tools::Step> = serde_json::from_value(actions)
         .map_err(|e| Error::new(ErrorCode::Internal, format!("selftest action: {e}")))?;
     service
         .gui_action(&cu_tools::ActionRequest {
-            window_id: window.to_owned(),
+            window_id: WindowId(window.to_owned()),
             state_id: state_id.to_owned(),
             actions,
             confirm_dangerous: false,

@@ -118,8 +118,8 @@ pub enum InputEvent {
     },
     /// A key combination such as `ctrl+shift+t`, `Return`, `alt+F4`.
     Key {
-        /// The combination, `+`-separated, key names as on the platform (X keysym names).
-        combo: String,
+        /// The combination, parsed where it entered.
+        combo: crate::keys::Combo,
     },
     /// Type text as keystrokes (any Unicode).
     Text {
@@ -626,7 +626,10 @@ mod tests {
                 count: 2,
             },
             InputEvent::Key {
-                combo: "ctrl+a".into(),
+                combo: crate::keys::Combo::with(
+                    crate::keys::NamedKey::Ctrl,
+                    crate::keys::Key::Char('a'),
+                ),
             },
             InputEvent::Scroll {
                 at: Point::new(1, 1),

@@ -1,6 +1,10 @@
 //! Key combinations as agents write them (`ctrl+shift+t`, `Return`, `alt+F4`, `ctrl++`), parsed
-//! once into platform-free [`Key`]s; each backend maps them to its own codes (X keysyms, Windows
+//! once where they enter (the wire, the CLI) into a [`Combo`] of platform-free [`Key`]s that
+//! travels typed to the backends; each maps the keys to its own codes (X keysyms, Windows
 //! virtual keys, macOS key codes).
+
+use std::fmt;
+use std::str::FromStr;
 
 /// A key that has a name rather than a character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +71,120 @@ impl Key {
             Key::Named(NamedKey::Return | NamedKey::KpEnter) | Key::Char(' ' | '\n' | '\r')
         )
     }
+}
+
+/// A key combination: modifiers first, the key last, as written. Parsed once from text
+/// ([`FromStr`], and so from JSON, where it is a string) and shown in canonical names
+/// ([`Display`](fmt::Display)), which parse back to the same keys.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Combo(Vec<Key>);
+
+impl Combo {
+    /// The combination of one key.
+    pub fn key(key: Key) -> Combo {
+        Combo(vec![key])
+    }
+
+    /// `modifier` held while `key` is pressed (`ctrl` + `a`).
+    pub fn with(modifier: NamedKey, key: Key) -> Combo {
+        Combo(vec![Key::Named(modifier), key])
+    }
+
+    /// Its keys, modifiers first.
+    pub fn keys(&self) -> &[Key] {
+        &self.0
+    }
+}
+
+impl FromStr for Combo {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Combo, String> {
+        parse_combo(text).map(Combo)
+    }
+}
+
+impl fmt::Display for Combo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, key) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("+")?;
+            }
+            f.write_str(&name_of(*key))?;
+        }
+        Ok(())
+    }
+}
+
+impl serde::Serialize for Combo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Combo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Combo, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(|e: String| {
+            serde::de::Error::custom(format!(
+                "{e}; use names such as Return, Tab, ctrl+s, alt+F4"
+            ))
+        })
+    }
+}
+
+impl schemars::JsonSchema for Combo {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Combo".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
+/// The canonical name of a key, which [`key_of_name`] reads back.
+pub fn name_of(key: Key) -> std::borrow::Cow<'static, str> {
+    use NamedKey::*;
+    let named = match key {
+        Key::Char(' ') => "space",
+        Key::Char('+') => "plus",
+        Key::Char(c) => return c.to_string().into(),
+        Key::Named(named) => match named {
+            Return => "Return",
+            KpEnter => "KP_Enter",
+            Tab => "Tab",
+            Escape => "Escape",
+            Backspace => "BackSpace",
+            Delete => "Delete",
+            Insert => "Insert",
+            Home => "Home",
+            End => "End",
+            Left => "Left",
+            Up => "Up",
+            Right => "Right",
+            Down => "Down",
+            PageUp => "Page_Up",
+            PageDown => "Page_Down",
+            Menu => "Menu",
+            Print => "Print",
+            CapsLock => "Caps_Lock",
+            Shift => "shift",
+            ShiftRight => "Shift_R",
+            Ctrl => "ctrl",
+            CtrlRight => "Control_R",
+            Alt => "alt",
+            AltRight => "Alt_R",
+            Super => "super",
+            SuperRight => "Super_R",
+            F(n) => return format!("F{n}").into(),
+        },
+    };
+    named.into()
 }
 
 /// Parses a combination into its keys, modifiers first and the key last as written.
@@ -180,6 +298,40 @@ mod tests {
         assert!(parse_combo("ctrl+nosuchkey").is_err());
         assert!(parse_combo("F36").is_err());
         assert!(parse_combo("").is_err());
+    }
+
+    #[test]
+    fn a_combo_shows_in_names_that_parse_back_to_it() {
+        for text in [
+            "ctrl+shift+t",
+            "Return",
+            "alt+F4",
+            "ctrl++",
+            "cmd+space",
+            "KP_Enter",
+            "shift_r+page_down",
+            "ctrl+א",
+            "BackSpace",
+            "F35",
+            "-",
+        ] {
+            let combo: Combo = text.parse().unwrap();
+            let shown = combo.to_string();
+            assert_eq!(
+                shown.parse::<Combo>(),
+                Ok(combo.clone()),
+                "{text} -> {shown}"
+            );
+            let json = serde_json::to_value(&combo).unwrap();
+            assert_eq!(json, serde_json::json!(shown));
+            assert_eq!(serde_json::from_value::<Combo>(json).unwrap(), combo);
+        }
+        assert_eq!("ctrl++".parse::<Combo>().unwrap().to_string(), "ctrl+plus");
+        let bad = serde_json::from_value::<Combo>(serde_json::json!("ctrl+nosuchkey"));
+        assert!(bad
+            .unwrap_err()
+            .to_string()
+            .contains("unknown key \"nosuchkey\""));
     }
 
     #[test]

@@ -9,7 +9,17 @@ use crate::geometry::Rect;
 /// The text is backend-defined (an X11 window number such as `x11:0x1c00007`, an AT-SPI path, a
 /// UIA runtime id, a CGWindowID) and opaque to everything above the backend.
 #[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(transparent)]
 pub struct WindowId(pub String);

@@ -339,7 +339,7 @@ async fn typing_non_ascii_text_with_xtest_reaches_the_field() {
         .input(
             &w.id,
             &InputEvent::Key {
-                combo: "ctrl+a".into(),
+                combo: "ctrl+a".parse().unwrap(),
             },
         )
         .await
@@ -348,7 +348,7 @@ async fn typing_non_ascii_text_with_xtest_reaches_the_field() {
         .input(
             &w.id,
             &InputEvent::Key {
-                combo: "BackSpace".into(),
+                combo: "BackSpace".parse().unwrap(),
             },
         )
         .await

@@ -403,14 +403,17 @@ def check_invocation(args):
             steps = json.loads(raw[3])
         except ValueError:
             steps = []
+        # Each step type is its own schema: {"type": {"const": …}, …its fields}.
         item = tools()["gui_action"]["inputSchema"]["properties"]["actions"]["items"]
-        kinds = set(item["properties"]["type"].get("enum", []))
+        fields = {v["properties"]["type"]["const"]: set(v["properties"]) for v in item["oneOf"]}
         for step in steps:
+            kind = step.get("type")
+            if kind not in fields:
+                problems.append(f"`act`: step type `{kind}` does not exist")
+                continue
             for key in step:
-                if key not in item["properties"]:
-                    problems.append(f"`act`: `{key}` is not a field of a gui_action step")
-            if kinds and step.get("type") not in kinds:
-                problems.append(f"`act`: step type `{step.get('type')}` does not exist")
+                if key not in fields[kind]:
+                    problems.append(f"`act`: `{key}` is not a field of a gui_action `{kind}` step")
     return problems
 
 

@@ -9,9 +9,10 @@
 //! usable. The call stops at the first failing step and says which.
 
 use cu_core::activation::{self, Reach};
-use cu_core::approvals::Target;
+use cu_core::approvals::Target as Approved;
 use cu_core::audit::AuditRecord;
 use cu_core::geometry::{Point, Rect};
+use cu_core::keys::Combo;
 use cu_core::role::Role;
 use cu_core::safety::Decision;
 use cu_core::state_registry::{SavedElement, SavedState};
@@ -29,32 +30,18 @@ use crate::service::Outcome;
 use crate::service::Service;
 use crate::steps::{center, sends_input, Failure, Kind, Plan, Via};
 
-/// The step types of `gui_action`, as the wire names them.
-pub const ACTION_TYPES: [&str; 11] = [
-    "click",
-    "double_click",
-    "right_click",
-    "move",
-    "scroll",
-    "drag",
-    "type",
-    "key",
-    "set_value",
-    "focus",
-    "wait",
-];
-
 /// `gui_action`'s request. The field docs are the tool's input schema, as agents read it.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionRequest {
     /// The window the state observed.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// From gui_state; used once.
     pub state_id: String,
     /// The steps, run in order; the call stops at the first failing one.
     #[schemars(length(min = 1, max = 50))]
-    pub actions: Vec<ActionSpec>,
+    #[serde(deserialize_with = "steps")]
+    pub actions: Vec<Step>,
     /// Only after the user explicitly approved.
     #[serde(default)]
     pub confirm_dangerous: bool,
@@ -68,14 +55,60 @@ pub struct ActionRequest {
     pub expect_timeout_ms: Option<u64>,
 }
 
-/// One step.
+/// One step of `gui_action`, chosen by its `type`.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Click an element, or a point when no element fits.
+    Click(Pointer),
+    /// Double-click an element or a point.
+    DoubleClick(Pointer),
+    /// Right-click an element or a point (a context menu).
+    RightClick(Pointer),
+    /// Move the pointer over an element or a point.
+    Move(Pointer),
+    /// Scroll the wheel over an element or a point.
+    Scroll(Scroll),
+    /// Press at an element or point, move to another, release.
+    Drag(Drag),
+    /// Type text: into element_id (focused first), else where the focus is.
+    Type {
+        /// The text.
+        text: String,
+        /// The field to type into.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element_id: Option<String>,
+    },
+    /// Press a key combination.
+    Key {
+        /// e.g. ctrl+s, Return, alt+F4.
+        keys: Combo,
+    },
+    /// Set an element's value (text, number, slider) and read it back.
+    SetValue {
+        /// The element.
+        element_id: String,
+        /// The new value.
+        text: String,
+    },
+    /// Give an element keyboard focus.
+    Focus {
+        /// The element.
+        element_id: String,
+    },
+    /// Pause.
+    Wait {
+        /// Milliseconds (default 500).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(range(max = 10000))]
+        ms: Option<u64>,
+    },
+}
+
+/// Where a pointer step acts: an element (preferred) or a window-relative point.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ActionSpec {
-    /// What to do.
-    #[serde(rename = "type")]
-    #[schemars(extend("enum" = ACTION_TYPES))]
-    pub kind: String,
+pub struct Pointer {
     /// Target element (preferred).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element_id: Option<String>,
@@ -85,31 +118,119 @@ pub struct ActionSpec {
     /// Window-relative y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<i32>,
-    /// Drag end: element.
+}
+
+/// A scroll over an element or a point.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scroll {
+    /// Element to scroll over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_element_id: Option<String>,
-    /// Drag end: x.
+    pub element_id: Option<String>,
+    /// Window-relative x.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_x: Option<i32>,
-    /// Drag end: y.
+    pub x: Option<i32>,
+    /// Window-relative y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_y: Option<i32>,
-    /// type: the text; set_value: the new value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// key: e.g. ctrl+s, Return, alt+F4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<String>,
-    /// Scroll notches (positive: right / down).
+    pub y: Option<i32>,
+    /// Notches, positive right (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dx: Option<i32>,
-    /// Scroll notches.
+    /// Notches, positive down (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dy: Option<i32>,
-    /// Milliseconds for wait.
+}
+
+/// A drag from an element or point to another.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Drag {
+    /// Start: element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(max = 10000))]
-    pub ms: Option<u64>,
+    pub element_id: Option<String>,
+    /// Start: window-relative x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i32>,
+    /// Start: window-relative y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i32>,
+    /// End: element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_element_id: Option<String>,
+    /// End: x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_x: Option<i32>,
+    /// End: y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_y: Option<i32>,
+}
+
+impl Step {
+    /// The wire name of its type.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Click(_) => "click",
+            Step::DoubleClick(_) => "double_click",
+            Step::RightClick(_) => "right_click",
+            Step::Move(_) => "move",
+            Step::Scroll(_) => "scroll",
+            Step::Drag(_) => "drag",
+            Step::Type { .. } => "type",
+            Step::Key { .. } => "key",
+            Step::SetValue { .. } => "set_value",
+            Step::Focus { .. } => "focus",
+            Step::Wait { .. } => "wait",
+        }
+    }
+
+    /// The element it names (a drag's start).
+    pub fn element_id(&self) -> Option<&str> {
+        match self {
+            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
+                p.element_id.as_deref()
+            }
+            Step::Scroll(s) => s.element_id.as_deref(),
+            Step::Drag(d) => d.element_id.as_deref(),
+            Step::Type { element_id, .. } => element_id.as_deref(),
+            Step::SetValue { element_id, .. } | Step::Focus { element_id } => Some(element_id),
+            Step::Key { .. } | Step::Wait { .. } => None,
+        }
+    }
+
+    /// The point it names (a drag's start), when both coordinates are given.
+    pub fn point(&self) -> Option<Point> {
+        let (x, y) = match self {
+            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
+                (p.x, p.y)
+            }
+            Step::Scroll(s) => (s.x, s.y),
+            Step::Drag(d) => (d.x, d.y),
+            _ => return None,
+        };
+        x.zip(y).map(|(x, y)| Point::new(x, y))
+    }
+
+    /// The text it types or sets.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Step::Type { text, .. } | Step::SetValue { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// The steps of a request, each decoded on its own so an error names its step.
+fn steps<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<Step>, D::Error> {
+    let raw = Vec::<serde_json::Value>::deserialize(deserializer)?;
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            serde_json::from_value(value)
+                .map_err(|e| serde::de::Error::custom(format!("step {i}: {e}")))
+        })
+        .collect()
 }
 
 /// What one step did.
@@ -119,7 +240,7 @@ pub struct StepResult {
     pub step: usize,
     /// Its type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: &'static str,
     /// How it was done.
     pub how: Via,
     /// What was seen of its effect.
@@ -159,13 +280,13 @@ impl Service {
         let typed: String = req
             .actions
             .iter()
-            .filter_map(|a| a.text.as_deref())
+            .filter_map(Step::text)
             .collect::<Vec<_>>()
             .join("\n");
         let typed = Some(typed.as_str()).filter(|t| !t.is_empty());
         let base = AuditRecord {
             action: Some("gui_action".into()),
-            window: Some(req.window_id.clone()),
+            window: Some(req.window_id.0.clone()),
             reference: Some(req.state_id.clone()),
             confirmed: Some(req.confirm_dangerous),
             ..AuditRecord::default()
@@ -173,17 +294,14 @@ impl Service {
         match &outcome {
             Ok((state, result)) => {
                 for r in &result.results {
-                    let spec = &req.actions[r.step];
-                    let element = spec
-                        .element_id
-                        .as_deref()
-                        .and_then(|id| state.element(id).ok());
+                    let step = &req.actions[r.step];
+                    let element = step.element_id().and_then(|id| state.element(id).ok());
                     let record = AuditRecord {
                         action: Some(format!("gui_action.{}", r.kind)),
-                        element_id: spec.element_id.clone(),
+                        element_id: step.element_id().map(str::to_owned),
                         name: element.map(|e| e.name.clone()),
                         role: element.map(|e| e.role.as_str().to_owned()),
-                        point: spec.x.zip(spec.y).map(|(x, y)| Point::new(x, y)),
+                        point: step.point(),
                         how: Some(r.how.as_str().to_owned()),
                         effect: Some(r.effect.as_str().to_owned()),
                         ..base.clone()
@@ -211,7 +329,7 @@ impl Service {
         let state = self
             .states
             .load(&req.state_id, &self.issuer(&info.desktop))?;
-        let window = WindowId(req.window_id.clone());
+        let window = req.window_id.clone();
         if state.window != window {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
@@ -285,7 +403,7 @@ impl Service {
             sender.want_baseline();
         }
         for (step, plan) in plans.iter().enumerate() {
-            sender.begin_step(step, &req.actions[step].kind);
+            sender.begin_step(step, req.actions[step].name());
             let watched = watched(plan);
             let windows = if watched {
                 crate::effect::windows_before(self, &window).await
@@ -300,7 +418,7 @@ impl Service {
                 Err(e) => {
                     let sent = sender.sent_anything();
                     return Err(Failure {
-                        error: step_failed(e, step, &req.actions[step].kind, &results, sent),
+                        error: step_failed(e, step, req.actions[step].name(), &results, sent),
                         sent,
                     });
                 }
@@ -324,7 +442,7 @@ impl Service {
             };
             results.push(StepResult {
                 step,
-                kind: req.actions[step].kind.clone(),
+                kind: req.actions[step].name(),
                 how,
                 effect,
                 opened,
@@ -423,7 +541,7 @@ impl Service {
                     action: format!("gui_action.{}", kind_name(plan)),
                     label,
                     matched_rule,
-                    target: element.map(|e| Target {
+                    target: element.map(|e| Approved {
                         role: e.role,
                         name: e.name.clone(),
                         bounds: e.bounds,
@@ -517,13 +635,11 @@ fn kind_name(plan: &Plan) -> &'static str {
 }
 
 /// Keys that press the focused element (Return, space), as the observation can judge them.
-fn activating(keys: &str) -> bool {
-    cu_core::keys::parse_combo(keys).is_ok_and(|k| {
-        matches!(
-            activation::reach_of_combo(&k),
-            Reach::Enter | Reach::Space | Reach::DeleteKey
-        )
-    })
+fn activating(keys: &Combo) -> bool {
+    matches!(
+        activation::reach_of_combo(keys.keys()),
+        Reach::Enter | Reach::Space | Reach::DeleteKey
+    )
 }
 
 fn uses_coordinates(plan: &Plan) -> bool {
@@ -532,9 +648,6 @@ fn uses_coordinates(plan: &Plan) -> bool {
 
 /// Most scroll notches one step sends each way.
 const MAX_SCROLL: u32 = 100;
-/// Longest key combination accepted, in characters.
-const MAX_COMBO_CHARS: usize = 64;
-
 fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
     let chars = text.chars().count();
     if chars > max_chars {
@@ -547,36 +660,10 @@ fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
     Ok(())
 }
 
-/// A combination the backends can press: known key names, a bounded number of keys.
-fn check_combo(step: usize, combo: &str) -> Result<()> {
-    if combo.chars().count() > MAX_COMBO_CHARS {
-        return Err(bad(
-            step,
-            format!("a key combination has at most {MAX_COMBO_CHARS} characters"),
-        ));
-    }
-    let keys = cu_core::keys::parse_combo(combo).map_err(|m| {
-        bad(
-            step,
-            format!("{m}; use names such as Return, Tab, ctrl+s, alt+F4"),
-        )
-    })?;
-    if keys.len() > activation::MAX_COMBO_KEYS {
-        return Err(bad(
-            step,
-            format!(
-                "a key combination holds at most {} keys",
-                activation::MAX_COMBO_KEYS
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// Validates one step against the state: ids exist, points lie inside the window, texts and
 /// key combinations are within bounds, so nothing is refused after the state is used.
-fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) -> Result<Plan> {
-    let element = |id: &Option<String>| -> Result<Option<SavedElement>> {
+fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usize) -> Result<Plan> {
+    let element = |id: Option<&str>| -> Result<Option<SavedElement>> {
         match id {
             None => Ok(None),
             Some(id) if id.starts_with('@') => Err(bad(
@@ -632,103 +719,107 @@ fn plan(step: usize, spec: &ActionSpec, state: &SavedState, max_chars: usize) ->
             _ => Err(bad(step, "give both x and y")),
         }
     };
-    let target = |spec: &ActionSpec| -> Result<(Option<SavedElement>, Option<Point>)> {
-        let e = element(&spec.element_id)?;
-        let p = point(spec.x, spec.y)?;
-        if e.is_some() == p.is_some() {
-            return Err(bad(step, "give either element_id or x and y"));
+    // An element or a point, exactly one of them.
+    let target = |id: Option<&str>, x: Option<i32>, y: Option<i32>| -> Result<Target> {
+        match (element(id)?, point(x, y)?) {
+            (Some(element), None) => Ok(Target::Element(element)),
+            (None, Some(at)) => Ok(Target::Point(at)),
+            _ => Err(bad(step, "give either element_id or x and y")),
         }
-        Ok((e, p))
     };
-    let pointer_plan = |kind: Kind| -> Result<Plan> {
-        Ok(match target(spec)? {
-            (Some(element), _) => Plan::Element { kind, element },
-            (_, Some(at)) => Plan::Point { kind, at },
-            _ => return Err(bad(step, "no target")),
+    let pointer = |kind: Kind, p: &Pointer| -> Result<Plan> {
+        Ok(match target(p.element_id.as_deref(), p.x, p.y)? {
+            Target::Element(element) => Plan::Element { kind, element },
+            Target::Point(at) => Plan::Point { kind, at },
         })
     };
-    let need_element = || -> Result<SavedElement> {
-        element(&spec.element_id)?
-            .ok_or_else(|| bad(step, format!("{} needs element_id", spec.kind)))
+    let need_element = |id: &str| -> Result<SavedElement> {
+        element(Some(id))?.ok_or_else(|| bad(step, format!("{} needs element_id", spec.name())))
     };
-    match spec.kind.as_str() {
-        "click" => pointer_plan(Kind::Click),
-        "double_click" => pointer_plan(Kind::DoubleClick),
-        "right_click" => pointer_plan(Kind::RightClick),
-        "move" => pointer_plan(Kind::Move),
-        "scroll" => {
-            let (dx, dy) = (spec.dx.unwrap_or(0), spec.dy.unwrap_or(3));
+    match spec {
+        Step::Click(p) => pointer(Kind::Click, p),
+        Step::DoubleClick(p) => pointer(Kind::DoubleClick, p),
+        Step::RightClick(p) => pointer(Kind::RightClick, p),
+        Step::Move(p) => pointer(Kind::Move, p),
+        Step::Scroll(s) => {
+            let (dx, dy) = (s.dx.unwrap_or(0), s.dy.unwrap_or(3));
             if dx.unsigned_abs() > MAX_SCROLL || dy.unsigned_abs() > MAX_SCROLL {
                 return Err(bad(
                     step,
                     format!("scroll at most {MAX_SCROLL} notches each way"),
                 ));
             }
-            pointer_plan(Kind::Scroll { dx, dy })
+            let kind = Kind::Scroll { dx, dy };
+            pointer(
+                kind,
+                &Pointer {
+                    element_id: s.element_id.clone(),
+                    x: s.x,
+                    y: s.y,
+                },
+            )
         }
-        "drag" => {
-            let from = match target(spec)? {
-                (Some(e), _) => center(&e)?,
-                (_, Some(p)) => p,
-                _ => return Err(bad(step, "no start")),
+        Step::Drag(d) => {
+            let at = |t: Target| match t {
+                Target::Element(e) => center(&e),
+                Target::Point(p) => Ok(p),
             };
-            let to = match (element(&spec.to_element_id)?, point(spec.to_x, spec.to_y)?) {
-                (Some(e), None) => center(&e)?,
-                (None, Some(p)) => p,
-                _ => return Err(bad(step, "drag needs to_element_id or to_x and to_y")),
+            let from = at(target(d.element_id.as_deref(), d.x, d.y)?)?;
+            let to = match target(d.to_element_id.as_deref(), d.to_x, d.to_y) {
+                Ok(t) => at(t)?,
+                Err(e) if e.code == ErrorCode::InvalidArgument => {
+                    return Err(bad(step, "drag needs to_element_id or to_x and to_y"))
+                }
+                Err(e) => return Err(e),
             };
             Ok(Plan::Drag { from, to })
         }
-        "type" => {
-            let text = spec
-                .text
-                .clone()
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| bad(step, "type needs text"))?;
-            within_limit(step, &text, max_chars)?;
+        Step::Type { text, element_id } => {
+            if text.is_empty() {
+                return Err(bad(step, "type needs text"));
+            }
+            within_limit(step, text, max_chars)?;
             Ok(Plan::Type {
-                text,
-                into: element(&spec.element_id)?,
+                text: text.clone(),
+                into: element(element_id.as_deref())?,
             })
         }
-        "key" => {
-            let keys = spec
-                .keys
-                .clone()
-                .filter(|k| !k.trim().is_empty())
-                .ok_or_else(|| bad(step, "key needs keys"))?;
-            check_combo(step, &keys)?;
-            Ok(Plan::Key { keys })
+        Step::Key { keys } => {
+            if keys.keys().len() > activation::MAX_COMBO_KEYS {
+                return Err(bad(
+                    step,
+                    format!(
+                        "a key combination holds at most {} keys",
+                        activation::MAX_COMBO_KEYS
+                    ),
+                ));
+            }
+            Ok(Plan::Key { keys: keys.clone() })
         }
-        "set_value" => {
-            let value = spec
-                .text
-                .clone()
-                .ok_or_else(|| bad(step, "set_value needs text (the new value)"))?;
-            within_limit(step, &value, max_chars)?;
+        Step::SetValue { element_id, text } => {
+            within_limit(step, text, max_chars)?;
             Ok(Plan::SetValue {
-                element: need_element()?,
-                value,
+                element: need_element(element_id)?,
+                value: text.clone(),
             })
         }
-        "focus" => Ok(Plan::Focus {
-            element: need_element()?,
+        Step::Focus { element_id } => Ok(Plan::Focus {
+            element: need_element(element_id)?,
         }),
-        "wait" => {
-            let ms = spec.ms.unwrap_or(500);
+        Step::Wait { ms } => {
+            let ms = ms.unwrap_or(500);
             if ms > 10_000 {
                 return Err(bad(step, "wait at most 10000 ms"));
             }
             Ok(Plan::Wait { ms })
         }
-        other => Err(bad(
-            step,
-            format!(
-                "unknown action type {other:?}; use one of {}",
-                ACTION_TYPES.join(", ")
-            ),
-        )),
     }
+}
+
+/// A pointer step's validated target.
+enum Target {
+    Element(SavedElement),
+    Point(Point),
 }
 
 /// Whether a step's effect is watched (not a pause, not a pointer move).

@@ -7,10 +7,11 @@
 
 use cu_core::geometry::Point;
 use cu_core::ErrorCode;
+use serde_json::json;
 
 use super::label::ClickRequest;
 use super::test_support::{block_on, on, step, Lab};
-use super::{ActionSpec, StateRequest};
+use super::{StateRequest, Step};
 
 /// zenity --question: No, then Yes (the default), under the question.
 const ZENITY: &str = r#"app: zenity
@@ -57,7 +58,7 @@ impl Lab {
     /// Every element (`all`), the state and the outline.
     async fn state(&self) -> (String, String) {
         self.observe_with(StateRequest {
-            window_id: self.window.0.clone(),
+            window_id: self.window.clone(),
             all: true,
             ..StateRequest::default()
         })
@@ -65,19 +66,12 @@ impl Lab {
     }
 }
 
-fn key(keys: &str) -> ActionSpec {
-    ActionSpec {
-        keys: Some(keys.into()),
-        ..step("key")
-    }
+fn key(keys: &str) -> Step {
+    step(json!({ "type": "key", "keys": keys }))
 }
 
-fn at(x: i32, y: i32) -> ActionSpec {
-    ActionSpec {
-        x: Some(x),
-        y: Some(y),
-        ..step("click")
-    }
+fn at(x: i32, y: i32) -> Step {
+    step(json!({ "type": "click", "x": x, "y": y }))
 }
 
 /// `build` (from the outline) is refused without confirmation for the reason `says`, judged on
@@ -85,7 +79,7 @@ fn at(x: i32, y: i32) -> ActionSpec {
 /// usable, and presses `pressed` with it.
 fn refused_unless_confirmed(
     fixture: &str,
-    build: impl Fn(&str) -> Vec<ActionSpec>,
+    build: impl Fn(&str) -> Vec<Step>,
     pressed: &str,
     says: &str,
 ) {
@@ -94,7 +88,7 @@ fn refused_unless_confirmed(
 
 fn refused_then_confirmed(
     fixture: &str,
-    build: impl Fn(&str) -> Vec<ActionSpec>,
+    build: impl Fn(&str) -> Vec<Step>,
     pressed: &str,
     says: &str,
     before_any_input: bool,
@@ -180,12 +174,7 @@ fn regression_return_on_a_check_box_presses_the_default_delete() {
     );
     refused_unless_confirmed(
         QT_CONFIRM,
-        |_| {
-            vec![ActionSpec {
-                text: Some("\n".into()),
-                ..step("type")
-            }]
-        },
+        |_| vec![step(json!({ "type": "type", "text": "\n" }))],
         "Delete",
         "blocked_word",
     );

@@ -26,12 +26,12 @@ pub enum DesktopRequest {
     /// A JPEG of one window and the geometry it was taken with.
     Capture {
         /// The window.
-        window_id: String,
+        window_id: WindowId,
     },
     /// Bring a window to the front (a person asked: X11 cannot capture a covered window).
     Activate {
         /// The window.
-        window_id: String,
+        window_id: WindowId,
     },
     /// The approvals waiting on this machine.
     Approvals,
@@ -52,7 +52,7 @@ pub enum DesktopRequest {
     /// Input aimed at an image taken with `geometry`.
     Input {
         /// The window.
-        window_id: String,
+        window_id: WindowId,
         /// The geometry stamped on the image the input was aimed at.
         geometry: Rect,
         /// The input, in window-relative pixels.
@@ -131,7 +131,7 @@ impl Service {
         match req {
             DesktopRequest::Activate { window_id } => {
                 record.action = Some("desktop.activate".into());
-                record.window = Some(window_id.clone());
+                record.window = Some(window_id.0.clone());
             }
             DesktopRequest::Decide { id, approve, by } => {
                 record.action = Some("desktop.decide".into());
@@ -142,7 +142,7 @@ impl Service {
             DesktopRequest::Input {
                 window_id, event, ..
             } => {
-                record.window = Some(window_id.clone());
+                record.window = Some(window_id.0.clone());
                 let (kind, point) = match event {
                     InputEvent::Move { at } => ("move", Some(*at)),
                     InputEvent::Click { at, .. } => ("click", Some(*at)),
@@ -170,7 +170,7 @@ impl Service {
         match req {
             DesktopRequest::Windows => Ok(DesktopAnswer::Windows(self.gui_list().await?)),
             DesktopRequest::Capture { window_id } => {
-                let window = WindowId(window_id.clone());
+                let window = window_id.clone();
                 let geometry = self.current_bounds(&window).await?;
                 let shot = capture_jpeg(self.backend.as_ref(), &window, &self.config).await?;
                 Ok(DesktopAnswer::Capture {
@@ -180,7 +180,7 @@ impl Service {
                 })
             }
             DesktopRequest::Activate { window_id } => {
-                self.backend.activate(&WindowId(window_id.clone())).await?;
+                self.backend.activate(&window_id.clone()).await?;
                 Ok(DesktopAnswer::Sent { sent: true })
             }
             DesktopRequest::Approvals => Ok(DesktopAnswer::Approvals {
@@ -201,7 +201,7 @@ impl Service {
                 geometry,
                 event,
             } => {
-                let window = WindowId(window_id.clone());
+                let window = window_id.clone();
                 let now = self.current_bounds(&window).await?;
                 if now != Some(*geometry) {
                     return Err(Error::new(

@@ -52,7 +52,7 @@ impl Lab {
         let state = self
             .service
             .gui_state(&StateRequest {
-                window_id: self.window.0.clone(),
+                window_id: self.window.clone(),
                 ..StateRequest::default()
             })
             .await
@@ -67,7 +67,7 @@ impl Lab {
         let answer = self
             .service
             .gui_action(&ActionRequest {
-                window_id: self.window.0.clone(),
+                window_id: self.window.clone(),
                 state_id: state.state_id,
                 actions: vec![on("click", &id)],
                 confirm_dangerous: false,
@@ -115,7 +115,7 @@ fn a_click_that_opens_a_dialog_says_window_opened_and_names_it() {
     let opened = step.opened.unwrap();
     assert_eq!(opened.title, "Save As");
     assert_eq!(lab.opened_title(), "Save As");
-    assert_ne!(opened.window_id, lab.window.0);
+    assert_ne!(opened.window_id, lab.window);
 }
 
 #[test]
@@ -208,12 +208,12 @@ fn an_opened_window_is_a_new_one_of_the_same_application() {
     assert_eq!(opened(same_name_other_pid), None, "another editor process");
     let mut dialog = before.clone();
     dialog.push(window("w5", "editor", Some(7)));
-    assert_eq!(opened(dialog).as_deref(), Some("w5"));
+    assert_eq!(opened(dialog).map(|w| w.0), Some("w5".into()));
     let mut no_pid = before;
     no_pid.push(window("w6", "editor", None));
     assert_eq!(
-        opened(no_pid).as_deref(),
-        Some("w6"),
+        opened(no_pid).map(|w| w.0),
+        Some("w6".into()),
         "same app, pid unknown"
     );
     assert!(
@@ -268,12 +268,12 @@ fn regression_a_click_on_a_cell_is_a_real_click_not_its_activate_action() {
 fn regression_a_focus_move_alone_is_focus_moved_not_changed() {
     let lab = lab();
     let state = block_on(lab.service.gui_state(&StateRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         ..StateRequest::default()
     }))
     .unwrap();
     let answer = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         state_id: state.state_id,
         actions: vec![
             serde_json::from_value(serde_json::json!({"type": "key", "keys": "Tab"})).unwrap(),

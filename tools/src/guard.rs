@@ -216,18 +216,18 @@ impl<'s> Sender<'s> {
     }
 
     /// A key combination, judged by what it can reach.
-    pub(super) async fn key(&mut self, combo: &str) -> Result<()> {
-        let parsed =
-            keys::parse_combo(combo).map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
-        let reach = activation::reach_of_combo(&parsed);
-        let tab = parsed.contains(&keys::Key::Named(keys::NamedKey::Tab));
+    pub(crate) async fn key(&mut self, combo: &keys::Combo) -> Result<()> {
+        let reach = activation::reach_of_combo(combo.keys());
+        let tab = combo
+            .keys()
+            .contains(&keys::Key::Named(keys::NamedKey::Tab));
         self.send_piece(
             reach,
             tab,
             &InputEvent::Key {
-                combo: combo.to_owned(),
+                combo: combo.clone(),
             },
-            combo,
+            &combo.to_string(),
         )
         .await
     }

@@ -18,7 +18,7 @@ use cu_core::role::Role;
 use cu_core::safety::Decision;
 use cu_core::state_registry::{SavedElement, SavedState};
 use cu_core::wait::Condition;
-use cu_core::window::WindowInfo;
+use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
@@ -92,11 +92,66 @@ pub struct Resolved {
     pub name: String,
     /// The element's role.
     pub role: Role,
-    /// How the label matched (`exact`, `normalized`, `synonym`, `id`, `role`).
-    pub how: &'static str,
+    /// How the label matched.
+    pub how: Matched,
     /// The match's score, left out when it is 1 (a whole match).
     #[serde(skip_serializing_if = "whole")]
     pub score: f64,
+}
+
+/// How a label found its element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Matched {
+    /// Character for character.
+    Exact,
+    /// Equal after normalization (case, dashes, mnemonics).
+    Normalized,
+    /// A digit or operator synonym ("seven", "×").
+    Synonym,
+    /// The element's toolkit id.
+    Id,
+    /// The element's live value.
+    Value,
+    /// All words of one contained in the other.
+    Contains,
+    /// Similar enough.
+    Fuzzy,
+    /// A role word alone ("the button").
+    Role,
+    /// The model chose among candidates.
+    Model,
+}
+
+impl Matched {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::Exact => "exact",
+            Matched::Normalized => "normalized",
+            Matched::Synonym => "synonym",
+            Matched::Id => "id",
+            Matched::Value => "value",
+            Matched::Contains => "contains",
+            Matched::Fuzzy => "fuzzy",
+            Matched::Role => "role",
+            Matched::Model => "model",
+        }
+    }
+}
+
+impl From<matching::How> for Matched {
+    fn from(how: matching::How) -> Matched {
+        match how {
+            matching::How::Exact => Matched::Exact,
+            matching::How::Normalized => Matched::Normalized,
+            matching::How::Synonym => Matched::Synonym,
+            matching::How::Id => Matched::Id,
+            matching::How::Value => Matched::Value,
+            matching::How::Contains => Matched::Contains,
+            matching::How::Fuzzy => Matched::Fuzzy,
+        }
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -133,7 +188,7 @@ pub struct ClickStep {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ClickResult {
     /// The window acted on.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// Its title.
     pub title: String,
     /// One entry per step.
@@ -147,7 +202,7 @@ pub struct ClickResult {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TypeResult {
     /// The window acted on.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// Its title.
     pub title: String,
     /// The field written to.
@@ -252,7 +307,7 @@ impl Service {
             None => None,
         };
         Ok(ClickResult {
-            window_id: window.id.0.clone(),
+            window_id: window.id.clone(),
             title: window.title.clone(),
             results,
             expect,
@@ -296,7 +351,7 @@ impl Service {
         };
         let (node, mut resolved) = resolved(label, &candidates, &snapshot, &found)?;
         if by_model {
-            resolved.how = "model";
+            resolved.how = Matched::Model;
         }
         target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
         let approved_by = self
@@ -379,7 +434,7 @@ impl Service {
                     None => "not_checked",
                 };
                 let record = AuditRecord {
-                    window: Some(done.window_id.clone()),
+                    window: Some(done.window_id.0.clone()),
                     ..record
                 };
                 self.audit_step(record, &done.resolved, done.via, effect, Some(&req.text));
@@ -486,7 +541,7 @@ impl Service {
             });
         }
         Ok(TypeResult {
-            window_id: window.id.0.clone(),
+            window_id: window.id.clone(),
             title: window.title.clone(),
             resolved,
             via,
@@ -614,7 +669,7 @@ impl Service {
         let record = AuditRecord {
             name: Some(resolved.name.clone()),
             role: Some(resolved.role.as_str().to_owned()),
-            how: Some(format!("{}:{}", resolved.how, via.as_str())),
+            how: Some(format!("{}:{}", resolved.how.as_str(), via.as_str())),
             effect: Some(effect.to_owned()),
             ..record
         };
@@ -718,8 +773,10 @@ fn resolved<'s>(
             )
         })?;
     let how = match (m.role_phrase, m.how) {
-        (Some(_), matching::How::Exact) if matching::bare_role_word(label).is_some() => "role",
-        (_, how) => how_name(how),
+        (Some(_), matching::How::Exact) if matching::bare_role_word(label).is_some() => {
+            Matched::Role
+        }
+        (_, how) => Matched::from(how),
     };
     Ok((
         node,
@@ -731,18 +788,6 @@ fn resolved<'s>(
             score: m.score,
         },
     ))
-}
-
-fn how_name(how: matching::How) -> &'static str {
-    match how {
-        matching::How::Exact => "exact",
-        matching::How::Normalized => "normalized",
-        matching::How::Synonym => "synonym",
-        matching::How::Id => "id",
-        matching::How::Value => "value",
-        matching::How::Contains => "contains",
-        matching::How::Fuzzy => "fuzzy",
-    }
 }
 
 /// TARGET_AMBIGUOUS with the candidates, or ELEMENT_NOT_FOUND with what there is.

@@ -60,14 +60,14 @@ mod window;
 #[cfg(test)]
 mod window_tests;
 
-pub use action::{ActionRequest, ActionResult, ActionSpec, StepResult};
+pub use action::{ActionRequest, ActionResult, Drag, Pointer, Scroll, Step, StepResult};
 pub use clipboard::{ClipboardOp, ClipboardRequest, ClipboardResult};
 pub use desktop::{DesktopAnswer, DesktopRequest};
 pub use effect::{Effect, Opened};
 pub use guard::DESKTOP_PAGE_TITLE;
 pub use health::{GuiHealth, HealthReport};
 pub use label::{
-    ClickRequest, ClickResult, ClickStep, Resolved, TypeRequest, TypeResult, MAX_STEPS,
+    ClickRequest, ClickResult, ClickStep, Matched, Resolved, TypeRequest, TypeResult, MAX_STEPS,
 };
 pub use llm::{ModelHealth, ModelRuntime, PingResult, ReleaseResult};
 pub use look::{LookAnswer, LookImage, LookOutcome, LookRequest};

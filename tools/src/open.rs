@@ -69,7 +69,7 @@ pub struct OpenResult {
     pub app: Option<String>,
     /// The window's id.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub window_id: Option<String>,
+    pub window_id: Option<WindowId>,
     /// The window's title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -128,7 +128,10 @@ impl Service {
         };
         self.audit(
             cu_core::audit::AuditRecord {
-                window: opened.as_ref().ok().and_then(|r| r.window_id.clone()),
+                window: opened
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r.window_id.as_ref().map(|w| w.0.clone())),
                 ..record
             },
             outcome,
@@ -290,7 +293,7 @@ impl Service {
         OpenResult {
             ok: true,
             app: Some(app),
-            window_id: Some(window.id.0.clone()),
+            window_id: Some(window.id.clone()),
             process,
             pid: window.pid,
             title: Some(window.title),

@@ -19,7 +19,7 @@ use crate::service::Service;
 #[serde(deny_unknown_fields)]
 pub struct StateRequest {
     /// From gui_list.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// List every element, not only interactive and text ones.
     #[serde(default)]
     pub all: bool,
@@ -111,7 +111,7 @@ impl Service {
             .with_suggestion("Ask for a few words of the element's name, value or description."));
         }
         let started = std::time::Instant::now();
-        let window = WindowId(req.window_id.clone());
+        let window = req.window_id.clone();
         let info = self.backend.info().await?;
         let desktop = self.issuer(&info.desktop);
         let subtree = match (&req.subtree, &req.state_id) {

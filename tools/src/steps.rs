@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::geometry::Point;
+use cu_core::keys::{Combo, Key, NamedKey};
 use cu_core::role::Role;
 use cu_core::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
@@ -62,7 +63,7 @@ pub(crate) enum Plan {
         into: Option<SavedElement>,
     },
     Key {
-        keys: String,
+        keys: Combo,
     },
     SetValue {
         element: SavedElement,
@@ -254,15 +255,21 @@ pub(crate) async fn run(
                         // Typing into a spreadsheet's active cell replaces what it holds;
                         // ctrl+a would select the whole sheet.
                         if value.is_empty() {
-                            sender.key("Delete").await?;
+                            sender
+                                .key(&Combo::key(Key::Named(NamedKey::Delete)))
+                                .await?;
                         } else {
                             sender.text(value).await?;
                         }
                         return Ok(Via::Keyboard);
                     }
-                    sender.key("ctrl+a").await?;
+                    sender
+                        .key(&Combo::with(NamedKey::Ctrl, Key::Char('a')))
+                        .await?;
                     if value.is_empty() {
-                        sender.key("BackSpace").await?;
+                        sender
+                            .key(&Combo::key(Key::Named(NamedKey::Backspace)))
+                            .await?;
                     } else {
                         sender.text(value).await?;
                     }

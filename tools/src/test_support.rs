@@ -9,7 +9,7 @@ use cu_core::config::Config;
 use cu_backend_scripted::DESKTOP;
 use cu_core::element::DesktopInstance;
 
-use super::{ActionRequest, ActionSpec, Service, StateRequest};
+use super::{ActionRequest, Service, StateRequest, Step};
 
 /// A scripted desktop with one window and the service over it; the sessions directory lives
 /// as long as the lab.
@@ -47,7 +47,7 @@ impl Lab {
     /// `gui_state`, optionally limited; returns (state_id, outline).
     pub(crate) async fn observe(&self, max_elements: Option<usize>) -> (String, String) {
         self.observe_with(StateRequest {
-            window_id: self.window.0.clone(),
+            window_id: self.window.clone(),
             max_elements,
             ..StateRequest::default()
         })
@@ -74,12 +74,12 @@ impl Lab {
     pub(crate) async fn act(
         &self,
         state: &str,
-        actions: Vec<ActionSpec>,
+        actions: Vec<Step>,
         confirm: bool,
     ) -> cu_core::Result<super::ActionResult> {
         self.service
             .gui_action(&ActionRequest {
-                window_id: self.window.0.clone(),
+                window_id: self.window.clone(),
                 state_id: state.to_owned(),
                 actions,
                 confirm_dangerous: confirm,
@@ -118,28 +118,12 @@ pub(crate) fn service(backend: &Scripted, dir: &std::path::Path, effect_wait_ms:
     service
 }
 
-/// A step of `kind` with nothing else set.
-pub(crate) fn step(kind: &str) -> ActionSpec {
-    ActionSpec {
-        kind: kind.into(),
-        element_id: None,
-        x: None,
-        y: None,
-        to_element_id: None,
-        to_x: None,
-        to_y: None,
-        text: None,
-        keys: None,
-        dx: None,
-        dy: None,
-        ms: None,
-    }
+/// A step as the wire writes it (`{"type": "click", "element_id": "e2"}`).
+pub(crate) fn step(wire: serde_json::Value) -> Step {
+    serde_json::from_value(wire.clone()).unwrap_or_else(|e| panic!("{wire}: {e}"))
 }
 
 /// A step of `kind` on element `id`.
-pub(crate) fn on(kind: &str, id: &str) -> ActionSpec {
-    ActionSpec {
-        element_id: Some(id.into()),
-        ..step(kind)
-    }
+pub(crate) fn on(kind: &str, id: &str) -> Step {
+    step(serde_json::json!({ "type": kind, "element_id": id }))
 }

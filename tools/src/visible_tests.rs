@@ -37,7 +37,7 @@ impl Lab {
         match self
             .service
             .gui_state(&StateRequest {
-                window_id: self.window.0.clone(),
+                window_id: self.window.clone(),
                 all,
                 ..StateRequest::default()
             })
@@ -81,7 +81,7 @@ fn regression_a_click_by_id_on_a_page_element_out_of_view_clicked_blank_space() 
         let refused = lab
             .service
             .gui_action(&ActionRequest {
-                window_id: lab.window.0.clone(),
+                window_id: lab.window.clone(),
                 state_id: all.state_id.clone(),
                 actions: vec![on("click", &hidden)],
                 ..Default::default()
@@ -97,7 +97,7 @@ fn regression_a_click_by_id_on_a_page_element_out_of_view_clicked_blank_space() 
         let answer = lab
             .service
             .gui_action(&ActionRequest {
-                window_id: lab.window.0.clone(),
+                window_id: lab.window.clone(),
                 state_id: all.state_id,
                 actions: vec![on("click", &visible)],
                 ..Default::default()
@@ -148,7 +148,7 @@ window "Todo - Browser" @0,0 400x300
     let lab = Lab::with_window(BROWSER, Point::new(100, 100));
     let page = |subtree: Option<String>, state_id: Option<String>| {
         block_on(lab.service.gui_state(&StateRequest {
-            window_id: lab.window.0.clone(),
+            window_id: lab.window.clone(),
             page: true,
             subtree,
             state_id,
@@ -172,7 +172,7 @@ window "Todo - Browser" @0,0 400x300
 
     let plain = self::lab();
     let err = block_on(plain.service.gui_state(&StateRequest {
-        window_id: plain.window.0.clone(),
+        window_id: plain.window.clone(),
         page: true,
         ..StateRequest::default()
     }))

@@ -38,7 +38,7 @@ pub const MAX_TIMEOUT_MS: u64 = 60_000;
 pub struct WaitRequest {
     /// The window to watch, from gui_list (optional for until=window_appears).
     #[serde(default)]
-    pub window_id: Option<String>,
+    pub window_id: Option<WindowId>,
     /// What to wait for.
     pub condition: Condition,
     /// An earlier observation of the window: what element_id refers to, and what the answer's
@@ -106,7 +106,7 @@ impl Service {
         let timeout = crate::wait::timeout(self, req.timeout_ms)?;
         let info = self.backend.info().await?;
         let desktop = self.issuer(&info.desktop);
-        let window = req.window_id.clone().map(WindowId);
+        let window = req.window_id.clone();
         let earlier = match (&req.state_id, &window) {
             (Some(id), Some(w)) => Some(self.baseline(id, w, &desktop)?),
             (Some(_), None) => {
@@ -346,7 +346,7 @@ async fn wait_in_window(
 
 fn state_request(window: &WindowId) -> StateRequest {
     StateRequest {
-        window_id: window.0.clone(),
+        window_id: window.clone(),
         ..StateRequest::default()
     }
 }

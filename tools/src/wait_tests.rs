@@ -58,7 +58,7 @@ fn result_contains(text: &str) -> Condition {
 impl Lab {
     fn wait(&self, condition: Condition, timeout_ms: u64) -> super::WaitResult {
         block_on(self.service.gui_wait(&WaitRequest {
-            window_id: Some(self.window.0.clone()),
+            window_id: Some(self.window.clone()),
             condition,
             state_id: None,
             timeout_ms: Some(timeout_ms),
@@ -68,7 +68,7 @@ impl Lab {
 
     fn look(&self, since: Option<String>) -> super::StateResult {
         block_on(self.service.gui_state(&StateRequest {
-            window_id: self.window.0.clone(),
+            window_id: self.window.clone(),
             since_state_id: since,
             ..StateRequest::default()
         }))
@@ -98,7 +98,7 @@ fn a_condition_that_comes_true_later_is_satisfied_with_what_changed() {
         let answer = lab
             .service
             .gui_wait(&WaitRequest {
-                window_id: Some(lab.window.0.clone()),
+                window_id: Some(lab.window.clone()),
                 condition: result_contains("42"),
                 state_id: None,
                 timeout_ms: Some(5000),
@@ -122,7 +122,7 @@ fn a_condition_that_comes_true_later_is_satisfied_with_what_changed() {
     // The new state is usable at once.
     let state_id = answer.state_id.unwrap();
     let done = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         state_id,
         actions: vec![on("click", "e1")],
         ..Default::default()
@@ -151,7 +151,7 @@ fn a_window_that_closes_while_an_element_is_awaited_is_unknown_not_success() {
     lab.backend.on_press("Go", Reaction::Close);
     let state = lab.look(None);
     let answer = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         actions: vec![on("click", &Lab::id_of(&state, "Go"))],
         state_id: state.state_id,
         expect: Some(Condition {
@@ -190,7 +190,7 @@ fn expect_window_closes_and_window_appears() {
 
     let state = lab.look(None);
     let answer = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         actions: vec![on("click", &Lab::id_of(&state, "Close"))],
         state_id: state.state_id,
         expect: Some(until(Until::WindowCloses)),
@@ -221,7 +221,7 @@ fn since_state_id_answers_only_what_changed_and_keeps_ids() {
     assert_eq!(third.outline, "(nothing changed)\n");
     // An element that stayed keeps its id in the new state: acting by it presses the same one.
     let done = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         state_id: third.state_id,
         actions: vec![on("click", &go)],
         ..Default::default()
@@ -240,7 +240,7 @@ fn element_ids_in_conditions_come_from_the_state() {
     let result = Lab::id_of(&state, "Result: 0");
     lab.backend.rename("Result: 0", "Result: 5");
     let answer = block_on(lab.service.gui_wait(&WaitRequest {
-        window_id: Some(lab.window.0.clone()),
+        window_id: Some(lab.window.clone()),
         condition: Condition {
             element_id: Some(result.clone()),
             text: Some("5".into()),
@@ -254,7 +254,7 @@ fn element_ids_in_conditions_come_from_the_state() {
     // Measured from state_id: the rename before the wait shows as a change.
     assert!(answer.changes.unwrap().contains("(was label \"Result: 0\""));
     let missing = block_on(lab.service.gui_wait(&WaitRequest {
-        window_id: Some(lab.window.0.clone()),
+        window_id: Some(lab.window.clone()),
         condition: Condition {
             element_id: Some("e99".into()),
             ..until(Until::Appears)
@@ -286,7 +286,7 @@ fn bad_waits_are_refused_before_anything_is_sent_and_leave_the_state_usable() {
     ];
     for (expect, timeout) in bad {
         let refused = block_on(lab.service.gui_action(&ActionRequest {
-            window_id: lab.window.0.clone(),
+            window_id: lab.window.clone(),
             state_id: state.state_id.clone(),
             actions: vec![on("click", &go)],
             expect,
@@ -304,7 +304,7 @@ fn bad_waits_are_refused_before_anything_is_sent_and_leave_the_state_usable() {
     }
     assert!(lab.backend.inputs().is_empty());
     let done = block_on(lab.service.gui_action(&ActionRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         state_id: state.state_id,
         actions: vec![on("click", &go)],
         ..Default::default()

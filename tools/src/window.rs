@@ -54,7 +54,7 @@ pub enum WindowOp {
 #[serde(deny_unknown_fields)]
 pub struct WindowRequest {
     /// From gui_list.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// What to do.
     pub op: WindowOp,
     /// move: screen x of the window's top-left corner.
@@ -196,7 +196,7 @@ impl Service {
     pub async fn gui_window(&self, req: &WindowRequest) -> Result<WindowResult> {
         let record = AuditRecord {
             action: Some(format!("gui_window.{}", op_name(req.op))),
-            window: Some(req.window_id.clone()),
+            window: Some(req.window_id.0.clone()),
             confirmed: Some(req.confirm_dangerous),
             ..AuditRecord::default()
         };
@@ -231,7 +231,7 @@ impl Service {
     ) -> std::result::Result<WindowResult, (Error, bool)> {
         let refused = |e: Error| (e, false);
         let change = req.change().map_err(refused)?;
-        let window = WindowId(req.window_id.clone());
+        let window = req.window_id.clone();
         let listed = self.backend.list_windows().await.map_err(refused)?;
         let before = listed
             .iter()
@@ -340,7 +340,7 @@ impl Service {
                     dialog: appeared
                         .filter(|_| outcome == WindowOutcome::Dialog)
                         .map(|w| Opened {
-                            window_id: w.id.0.clone(),
+                            window_id: w.id.clone(),
                             title: w.title.clone(),
                         }),
                 });

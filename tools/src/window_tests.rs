@@ -29,7 +29,7 @@ fn lab() -> Lab {
 
 fn request(lab: &Lab, op: WindowOp) -> WindowRequest {
     WindowRequest {
-        window_id: lab.window.0.clone(),
+        window_id: lab.window.clone(),
         op,
         x: None,
         y: None,
@@ -96,7 +96,7 @@ fn closing_passes_the_gate_when_the_configuration_blocks_it() {
     config.safety_blocklist_extra = vec!["close".into()];
     let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
     let req = WindowRequest {
-        window_id: window.0.clone(),
+        window_id: window.clone(),
         op: WindowOp::Close,
         x: None,
         y: None,
@@ -217,7 +217,7 @@ fn confirmed_close(
     edit(&mut config);
     let service = super::Service::new(std::sync::Arc::new(backend.clone()), config);
     let req = WindowRequest {
-        window_id: window.0.clone(),
+        window_id: window.clone(),
         op: WindowOp::Close,
         x: None,
         y: None,

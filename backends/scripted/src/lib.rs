@@ -897,9 +897,7 @@ impl Backend for Scripted {
                 }
             }
             InputEvent::Key { combo } => {
-                let parsed = keys::parse_combo(combo)
-                    .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?;
-                type_key(&mut w, window, &parsed)?;
+                type_key(&mut w, window, combo.keys())?;
             }
             InputEvent::Text { text } => {
                 for c in text.chars() {
@@ -1135,7 +1133,9 @@ mod tests {
         let s = Scripted::new();
         let w = s.open(DIALOG, Point::new(100, 100)).unwrap();
         run(async {
-            let key = |k: &str| InputEvent::Key { combo: k.into() };
+            let key = |k: &str| InputEvent::Key {
+                combo: k.parse().unwrap(),
+            };
             assert!(s.input(&w, &key("space")).await.is_ok());
             assert_eq!(s.presses(), vec!["Cancel".to_owned()]);
             assert!(s.input(&w, &key("Tab")).await.is_ok());

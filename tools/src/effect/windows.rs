@@ -16,7 +16,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Opened {
     /// Its id, for `gui_state`.
-    pub window_id: String,
+    pub window_id: WindowId,
     /// Its title.
     pub title: String,
 }
@@ -56,7 +56,7 @@ impl WindowsBefore {
                 _ => !w.app.is_empty() && w.app == self.owner.app,
             })
             .map(|w| Opened {
-                window_id: w.id.0.clone(),
+                window_id: w.id.clone(),
                 title: w.title.clone(),
             })
     }

@@ -1158,11 +1158,7 @@ impl Backend for LinuxBackend {
             InputEvent::Scroll { at, dx, dy } => {
                 Resolved::Scroll(Connected::to_root(&entry, *at)?, *dx, *dy)
             }
-            InputEvent::Key { combo } => Resolved::Key(
-                keys::parse_combo(combo)
-                    .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?
-                    .0,
-            ),
+            InputEvent::Key { combo } => Resolved::Key(keys::keysyms(combo)),
             InputEvent::Text { text } => Resolved::Text(text.clone()),
             other => {
                 return Err(Error::new(

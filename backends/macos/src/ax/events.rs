@@ -95,9 +95,7 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             Ok(())
         }
         InputEvent::Key { combo } => {
-            let parsed =
-                keys::parse_combo(combo).map_err(|e| Error::new(ErrorCode::InvalidArgument, e))?;
-            let presses: Vec<KeyPress> = parsed.into_iter().map(press).collect();
+            let presses: Vec<KeyPress> = combo.keys().iter().copied().map(press).collect();
             let mut flags = 0u64;
             for p in &presses {
                 if let KeyPress::Code { flag, .. } = p {

@@ -111,10 +111,8 @@ pub(super) fn send(place: Placement, event: &InputEvent) -> Result<()> {
             emit(&events)
         }
         InputEvent::Key { combo } => {
-            let parsed =
-                keys::parse_combo(combo).map_err(|e| Error::new(ErrorCode::InvalidArgument, e))?;
             let mut downs = Vec::new();
-            for key in parsed {
+            for &key in combo.keys() {
                 downs.extend(key_downs(key));
             }
             let ups: Vec<INPUT> = downs.iter().rev().map(released).collect();

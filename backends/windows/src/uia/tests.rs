@@ -291,7 +291,7 @@ fn activation_then_sendinput_lands_at_the_window_relative_point_and_types_unicod
     };
     input::send(place, &text).unwrap();
     let key = InputEvent::Key {
-        combo: "Delete".into(),
+        combo: "Delete".parse().unwrap(),
     };
     input::send(place, &key).unwrap();
     pump(Duration::from_millis(500));

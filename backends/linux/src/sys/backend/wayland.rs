@@ -210,9 +210,7 @@ impl Connected {
         let portal = self.portal()?;
         match event {
             InputEvent::Key { combo } => {
-                let syms = crate::keys::parse_combo(combo)
-                    .map_err(|m| Error::new(ErrorCode::InvalidArgument, m))?
-                    .0;
+                let syms = crate::keys::keysyms(combo);
                 self.holds_keyboard(window).await?;
                 return portal.keys(&syms).await;
             }
