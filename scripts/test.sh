@@ -52,6 +52,8 @@ cargo fmt --all -- --check
 phase "cargo clippy (host, default features and all features)"
 cargo clippy -q --workspace --all-targets -- -D warnings
 cargo clippy -q --workspace --all-targets --all-features -- -D warnings
+# The Linux backend without the Wayland portal path (a build option users have).
+cargo clippy -q -p cu-backend-linux --no-default-features -- -D warnings
 
 phase "cargo doc (RUSTDOCFLAGS=-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps

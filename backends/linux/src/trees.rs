@@ -1,5 +1,5 @@
-//! Window trees kept between observations: the last walk of each window, answered again while
-//! nothing says the window changed.
+//! A window's tree kept between observations ([`KeptWalk`], one per window in the backend's
+//! window map): its last walk, answered again while nothing says the window changed.
 //!
 //! A kept walk is given again only when all of these hold, so what it answers is what a walk
 //! would read now:
@@ -22,16 +22,15 @@
 //!   moves what it scrolls, so asking each element's place (one call each, pipelined) tells,
 //!   at a fraction of a walk's cost.
 //!
-//! Pure: the caller reads the counts, the window and the places, and says when to forget.
+//! Pure: the caller reads the counts, the window and the places; the window map drops a
+//! window's [`KeptWalk`] with everything else it keeps of the window.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cu_core::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
 use cu_core::geometry::Rect;
 use cu_core::role::Role;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::window::WindowInfo;
 
 /// One window's last walk and what it depended on.
 #[derive(Debug, Clone)]
@@ -88,66 +87,50 @@ struct Placed {
 /// How long a window's place and size must stay the same before a walk of it is kept.
 pub const SETTLE: Duration = Duration::from_millis(500);
 
-/// The kept walks, by window.
+/// What is kept of one window's walks: the last one, and where the window was described.
 #[derive(Debug, Default)]
-pub struct Trees {
-    kept: Mutex<HashMap<WindowId, Kept>>,
-    /// Each window's place and size as last described, and since when (`None`: as first
-    /// described, no change seen).
-    placed: Mutex<HashMap<WindowId, Placed>>,
+pub struct KeptWalk {
+    kept: Option<Kept>,
+    /// The window's place and size as last described, and since when.
+    placed: Option<Placed>,
 }
 
-impl Trees {
-    /// Notes where the window system says `window` is at `now`: a place or size that differs
+impl KeptWalk {
+    /// Notes where the window system says the window is at `now`: a place or size that differs
     /// from the one described before is timed from `now`.
-    pub fn described(&self, window: &WindowInfo, now: Instant) {
-        if let Ok(mut placed) = self.placed.lock() {
-            let changed = match placed.get(&window.id) {
-                Some(p) if p.bounds == window.bounds => return,
-                Some(_) => Some(now),
-                None => None,
-            };
-            placed.insert(
-                window.id.clone(),
-                Placed {
-                    bounds: window.bounds,
-                    changed,
-                },
-            );
-        }
-    }
-
-    /// Keeps `kept` as the last walk of its window (replacing the one before), unless its window
-    /// moved or was resized less than [`SETTLE`] before the walk `began`: then nothing is kept.
-    pub fn keep(&self, kept: Kept, began: Instant) {
-        let Ok(mut map) = self.kept.lock() else {
-            return;
+    pub fn described(&mut self, window: &WindowInfo, now: Instant) {
+        let changed = match self.placed {
+            Some(p) if p.bounds == window.bounds => return,
+            Some(_) => Some(now),
+            None => None,
         };
-        let settled = self.placed.lock().is_ok_and(|placed| {
-            placed.get(&kept.window.id).is_none_or(|p| {
-                p.bounds == kept.window.bounds
-                    && p.changed
-                        .is_none_or(|at| began.saturating_duration_since(at) >= SETTLE)
-            })
+        self.placed = Some(Placed {
+            bounds: window.bounds,
+            changed,
         });
-        if settled {
-            map.insert(kept.window.id.clone(), kept);
-        } else {
-            map.remove(&kept.window.id);
-        }
     }
 
-    /// Whether a walk of `window` is kept (it may no longer hold).
-    pub fn holds(&self, window: &WindowId) -> bool {
-        self.kept.lock().is_ok_and(|map| map.contains_key(window))
+    /// Keeps `kept` as the window's last walk (replacing the one before), unless the window
+    /// moved or was resized less than [`SETTLE`] before the walk `began`: then nothing is kept.
+    pub fn keep(&mut self, kept: Kept, began: Instant) {
+        let settled = self.placed.is_none_or(|p| {
+            p.bounds == kept.window.bounds
+                && p.changed
+                    .is_none_or(|at| began.saturating_duration_since(at) >= SETTLE)
+        });
+        self.kept = settled.then_some(kept);
     }
 
-    /// The kept walk of `window` if it still holds: asked with `options`, the window described
-    /// as `window` now, its application's event count `count` now; the places of its documents'
-    /// elements are for the caller to confirm.
+    /// Whether a walk is kept (it may no longer hold).
+    pub fn holds(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// The kept walk if it still holds: asked with `options`, the window described as `window`
+    /// now, its application's event count `count` now; the places of its documents' elements
+    /// are for the caller to confirm.
     pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Held> {
-        let map = self.kept.lock().ok()?;
-        let kept = map.get(&window.id)?;
+        let kept = self.kept.as_ref()?;
         let same_options = SnapshotOptions {
             reuse: options.reuse,
             ..kept.options.clone()
@@ -159,31 +142,12 @@ impl Trees {
             },
         )
     }
-
-    /// Forgets the walk of `window`.
-    pub fn forget(&self, window: &WindowId) {
-        if let Ok(mut map) = self.kept.lock() {
-            map.remove(window);
-        }
-        if let Ok(mut placed) = self.placed.lock() {
-            placed.remove(window);
-        }
-    }
-
-    /// Forgets every walk whose window `listed` does not hold.
-    pub fn retain(&self, listed: impl Fn(&WindowId) -> bool) {
-        if let Ok(mut map) = self.kept.lock() {
-            map.retain(|id, _| listed(id));
-        }
-        if let Ok(mut placed) = self.placed.lock() {
-            placed.retain(|id, _| listed(id));
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cu_core::window::WindowId;
 
     fn window(x: i32, title: &str) -> WindowInfo {
         WindowInfo {
@@ -213,7 +177,7 @@ mod tests {
 
     #[test]
     fn a_kept_walk_holds_only_while_nothing_changed() {
-        let trees = Trees::default();
+        let mut trees = KeptWalk::default();
         let options = SnapshotOptions {
             reuse: true,
             ..SnapshotOptions::default()
@@ -235,16 +199,11 @@ mod tests {
         assert!(trees
             .get(&window(0, "Fixture"), &cells_left_out, 3)
             .is_none());
-        trees.retain(|_| false);
-        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_none());
-        trees.keep(kept(3), now);
-        trees.forget(&WindowId("x11:0x1".into()));
-        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_none());
     }
 
     #[test]
     fn a_walk_soon_after_a_resize_is_not_kept() {
-        let trees = Trees::default();
+        let mut trees = KeptWalk::default();
         let options = SnapshotOptions {
             reuse: true,
             ..SnapshotOptions::default()
@@ -270,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_documents_elements_are_given_to_confirm_and_nothing_else() {
-        let trees = Trees::default();
+        let mut trees = KeptWalk::default();
         let options = SnapshotOptions {
             reuse: true,
             ..SnapshotOptions::default()

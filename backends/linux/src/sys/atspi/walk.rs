@@ -60,6 +60,7 @@ impl Placement {
 }
 
 /// What the last full walk of a window saw.
+#[derive(Default)]
 pub(crate) struct Walked {
     /// It holds a table too large to read whole (then its focused element is not looked for
     /// through `Collection`).

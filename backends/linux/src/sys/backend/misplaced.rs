@@ -56,7 +56,7 @@ impl Wrong {
     }
 }
 
-impl super::Connected {
+impl super::connected::Connected {
     /// Moves what a walk of `window` read if its pane is misplaced: a full walk finds out (and
     /// is remembered), a subtree walk of a moved element moves with the pane.
     pub(super) async fn place_misplaced(
@@ -69,9 +69,7 @@ impl super::Connected {
         match subtree {
             None => {
                 let found = Wrong::place(nodes, window_height).map(std::sync::Arc::new);
-                if let Ok(mut map) = self.misplaced.lock() {
-                    map.insert(window.clone(), found);
-                }
+                self.windows.set_misplaced(window, found);
             }
             Some(root) => {
                 let Some(wrong) = self.misplaced_now(window).await else {
@@ -88,9 +86,7 @@ impl super::Connected {
 
     /// Whether a full walk of `window` has said whether its pane is misplaced.
     pub(super) fn misplaced_known(&self, window: &cu_core::window::WindowId) -> bool {
-        self.misplaced
-            .lock()
-            .is_ok_and(|map| map.contains_key(window))
+        self.windows.misplaced_known(window)
     }
 
     /// The remembered misplaced pane of `window`, if it is still reported misplaced now (once
@@ -99,13 +95,11 @@ impl super::Connected {
         &self,
         window: &cu_core::window::WindowId,
     ) -> Option<std::sync::Arc<Wrong>> {
-        let wrong = self.misplaced.lock().ok()?.get(window).cloned()??;
+        let wrong = self.windows.misplaced(window)?;
         if wrong.still(&self.atspi).await {
             return Some(wrong);
         }
-        if let Ok(mut map) = self.misplaced.lock() {
-            map.insert(window.clone(), None);
-        }
+        self.windows.set_misplaced(window, None);
         None
     }
 }

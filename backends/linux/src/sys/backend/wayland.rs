@@ -8,7 +8,8 @@ use cu_core::geometry::{Point, Rect};
 use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
-use super::{Connected, InputPath, WindowEntry};
+use super::connected::{Connected, InputPath};
+use super::windows::WindowEntry;
 use crate::frame;
 use crate::sys::atspi::{ObjRef, COMPONENT};
 use crate::sys::portal::Portal;

@@ -1,0 +1,116 @@
+//! Where the keyboard focus is, as the accessibility tree shows it: the focus the app's last
+//! focus event named, confirmed live (focus memory), else a search bounded by what the last
+//! walk saw.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cu_core::element::SnapshotOptions;
+use cu_core::receiver::Probe;
+use cu_core::window::WindowId;
+use cu_core::Result;
+
+use super::connected::{Connected, CAUGHT_UP};
+use super::windows::WindowEntry;
+use crate::sys::atspi::probe;
+use crate::sys::atspi::walk::Walked;
+use crate::sys::atspi::ObjRef;
+
+/// How long an app is given to answer the round trip that brings its last focus events across
+/// the bus before its focused element is searched for.
+const FOCUS_CROSSED: Duration = Duration::from_millis(500);
+
+impl Connected {
+    /// The focused element as the accessibility tree shows it (the app's last focus event, else
+    /// a search of its showing top-levels and the window).
+    pub(super) async fn focused_in_tree(&self, window: &WindowId) -> Result<Probe> {
+        let c = self;
+        let entry = c.live_entry(window).await?;
+        if let Some(probe) = c.remembered_focus(window, &entry).await? {
+            return Ok(probe);
+        }
+        let known = c.walked(window).map(|w| w.grid);
+        let holds_grid = match known {
+            Some(holds) => holds,
+            None => {
+                // A window not walked yet is walked once to find out; the walk names the
+                // focused element it saw as the candidate.
+                c.snapshot(window, &SnapshotOptions::default()).await?;
+                if let Some(probe) = c.remembered_focus(window, &entry).await? {
+                    return Ok(probe);
+                }
+                c.walked(window).is_none_or(|w| w.grid)
+            }
+        };
+        let search = if holds_grid {
+            probe::FocusSearch::Walk
+        } else {
+            probe::FocusSearch::Collection
+        };
+        probe::focused(&c.atspi, entry.frame()?, entry.placement(), search).await
+    }
+    /// What the last full walk of `window` saw.
+    pub(super) fn walked(&self, window: &WindowId) -> Option<Arc<Walked>> {
+        self.windows.walked(window)
+    }
+    /// The focused element the app's last focus event (or the last walk) named, if it is
+    /// confirmed live in `entry`'s window; `None` means search.
+    async fn remembered_focus(
+        &self,
+        window: &WindowId,
+        entry: &WindowEntry,
+    ) -> Result<Option<Probe>> {
+        let frame = entry.frame()?;
+        // The focus events that reached the bus before now are read first: the one a key just
+        // caused (Calc's cell editor after a digit) was often still on its way, and a stale
+        // remembered focus costs a search of the whole sheet.
+        self.atspi.caught_up(CAUGHT_UP).await;
+        let Some(remembered) = self.atspi.focus.of(&frame.bus) else {
+            return Ok(None);
+        };
+        if let Some(found) = self
+            .confirmed_focus(window, frame, entry, &remembered)
+            .await
+        {
+            return Ok(Some(found));
+        }
+        // An app reached through its own connection answers there before its events have
+        // crossed the bus, and mid-way through moving focus (Calc's cell says "not focused"
+        // while it commits, or while the event naming the new one is still on its way): one
+        // round trip through the bus brings every event the app sent before answering, and the
+        // focus it names then (the same element, often) is asked again.
+        let crossed = tokio::time::timeout(FOCUS_CROSSED, self.atspi.round_trip(frame)).await;
+        if matches!(crossed, Ok(Ok(_))) {
+            self.atspi.caught_up(CAUGHT_UP).await;
+            if let Some(now) = self.atspi.focus.of(&frame.bus) {
+                if let Some(found) = self.confirmed_focus(window, frame, entry, &now).await {
+                    return Ok(Some(found));
+                }
+            }
+        }
+        tracing::debug!(
+            ?remembered,
+            "the remembered focus is not confirmed: searching"
+        );
+        Ok(None)
+    }
+    /// `remembered`, the element an app's focus event named, if it says it is focused and sits
+    /// in `entry`'s window (or another showing top-level of its app).
+    async fn confirmed_focus(
+        &self,
+        window: &WindowId,
+        frame: &ObjRef,
+        entry: &WindowEntry,
+        remembered: &ObjRef,
+    ) -> Option<Probe> {
+        let walked = self.walked(window);
+        probe::remembered_focus(
+            &self.atspi,
+            frame,
+            entry.placement(),
+            remembered,
+            walked.as_deref(),
+        )
+        .await
+    }
+}
