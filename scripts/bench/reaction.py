@@ -20,7 +20,7 @@ import pyatspi
 pid, reps, keys = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 seen = threading.Event()
 
-# What an observation shows (as backends/linux/src/events.rs judges it).
+# What an observation shows (as backends/linux/src/changes.rs judges it).
 SHOWN = [
     "object:text-changed",
     "object:state-changed",

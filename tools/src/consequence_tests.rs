@@ -9,7 +9,7 @@ use cu_core::geometry::Point;
 use cu_core::ErrorCode;
 use serde_json::json;
 
-use super::label::ClickRequest;
+use super::click::ClickRequest;
 use super::test_support::{block_on, on, step, Lab};
 use super::{StateRequest, Step};
 

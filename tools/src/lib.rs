@@ -25,6 +25,7 @@ mod action;
 #[cfg(test)]
 mod ambiguous_tests;
 mod approval;
+mod click;
 mod clipboard;
 #[cfg(test)]
 mod clipboard_tests;
@@ -51,6 +52,7 @@ mod target;
 #[cfg(test)]
 mod test_support;
 mod tighten;
+mod type_text;
 #[cfg(test)]
 mod visible_tests;
 mod wait;
@@ -61,14 +63,13 @@ mod window;
 mod window_tests;
 
 pub use action::{ActionRequest, ActionResult, Drag, Pointer, Scroll, Step, StepResult};
+pub use click::{ClickRequest, ClickResult, ClickStep};
 pub use clipboard::{ClipboardOp, ClipboardRequest, ClipboardResult};
 pub use desktop::{DesktopAnswer, DesktopRequest};
 pub use effect::{Effect, Opened};
 pub use guard::DESKTOP_PAGE_TITLE;
 pub use health::{GuiHealth, HealthReport};
-pub use label::{
-    ClickRequest, ClickResult, ClickStep, Matched, Resolved, TypeRequest, TypeResult, MAX_STEPS,
-};
+pub use label::{Matched, Resolved, MAX_STEPS};
 pub use llm::{ModelHealth, ModelRuntime, PingResult, ReleaseResult};
 pub use look::{LookAnswer, LookImage, LookOutcome, LookRequest};
 pub use open::{OpenRequest, OpenResult, OpenToolRequest};
@@ -76,5 +77,6 @@ pub use service::{CallGuard, ListResult, Outcome, Service, EFFECT_WAIT};
 pub use state::{ChangeCount, StateRequest, StateResult, MAX_QUERY_CHARS};
 pub use steps::Via;
 pub use tighten::{Tightening, ARGUMENT as TIGHTENING_ARGUMENT};
+pub use type_text::{TypeRequest, TypeResult};
 pub use wait::{WaitOutcome, WaitRequest, WaitResult};
 pub use window::{WindowOp, WindowOutcome, WindowRequest, WindowResult};

@@ -12,7 +12,7 @@
 //!   parsing pure and tested everywhere; the discovery Linux only).
 //! - [`misplaced`]: pure: LibreOffice's content pane reported a menu bar too high, moved to
 //!   where it is drawn.
-//! - [`events`]: pure: what an AT-SPI change event says a window shows differently (its
+//! - [`changes`]: pure: what an AT-SPI change event says a window shows differently (its
 //!   content, or only its focus), for the effect watch.
 //! - [`trees`]: pure: the last walk of each window, answered again while its application sends
 //!   no event and the window system describes the window as it was.
@@ -25,7 +25,7 @@
 //!
 //! On other targets the crate compiles to the pure modules only.
 
-pub mod events;
+pub mod changes;
 pub mod frame;
 pub mod keys;
 pub mod listing;

@@ -11,7 +11,7 @@
 //! - the same window as the window system describes it now (position, size, title, minimized):
 //!   a resize moves elements without any event;
 //! - the application sent no accessibility event since the walk *began* (its count in
-//!   `sys/atspi/changes.rs` is the same), and the counts are current (the caller's barrier);
+//!   `sys/atspi/counts.rs` is the same), and the counts are current (the caller's barrier);
 //! - the window's place and size had not changed for [`SETTLE`] when the walk began: a toolkit
 //!   lays out again after a resize without any event, a moment after the window system has the
 //!   new size, so a walk made in that moment is used once and not kept;

@@ -12,7 +12,7 @@
 //! - [`points`]: AX and CGWindow geometry (points) against capture pixels (the backing scale).
 //! - [`ids`]: window ids (`CGWindowID`) and element identities (checked index paths).
 //! - [`keys`]: key combinations → key codes and modifier flags.
-//! - [`notices`]: what an AX notification says about the watched window (the effect watch).
+//! - [`changes`]: what an AX notification says about the watched window (the effect watch).
 //! - [`listing`]: the window server's list joined with the apps' AX windows.
 //! - [`permissions`]: Accessibility and Screen Recording errors that say how to grant them.
 //!
@@ -20,10 +20,10 @@
 //!
 //! Only macOS has a `MacBackend`; elsewhere this crate is its pure modules.
 
+pub mod changes;
 pub mod ids;
 pub mod keys;
 pub mod listing;
-pub mod notices;
 pub mod permissions;
 pub mod points;
 pub mod translate;

@@ -13,7 +13,7 @@
 //!   absolute coordinates.
 //! - [`ids`]: window ids (`HWND`) and element identities (runtime ids) as text.
 //! - [`keys`]: key combinations and text → virtual keys and UTF-16 units.
-//! - [`toplevel`]: which top-level windows are app windows; UWP apps named by their title.
+//! - [`listing`]: which top-level windows are app windows; UWP apps named by their title.
 //! - [`session`]: a locked workstation or disconnected session → `GUI_UNAVAILABLE` with the fix.
 //!
 //! # Platform-specific
@@ -24,8 +24,8 @@ pub mod changes;
 pub mod dpi;
 pub mod ids;
 pub mod keys;
+pub mod listing;
 pub mod session;
-pub mod toplevel;
 pub mod translate;
 
 #[cfg(all(windows, feature = "uia"))]

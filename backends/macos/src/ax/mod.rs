@@ -7,10 +7,10 @@
 
 mod capture;
 mod element;
-mod events;
-mod notify;
+mod input;
 mod probe;
 mod tree;
+mod watch;
 mod windows;
 
 use std::collections::{HashMap, HashSet};
@@ -312,7 +312,7 @@ impl Backend for MacBackend {
                     "the window changed size when it came to the front",
                 ));
             }
-            events::send(now.cg.bounds, &event)
+            input::send(now.cg.bounds, &event)
         })
         .await
     }
@@ -363,7 +363,7 @@ impl Backend for MacBackend {
             .lock()
             .map(|mut all| all.entry(pid).or_default().clone())
             .unwrap_or_default();
-        let watch = blocking(move || notify::watch(pid, number, heard)).await?;
+        let watch = blocking(move || watch::watch(pid, number, heard)).await?;
         Ok(Box::new(watch))
     }
 

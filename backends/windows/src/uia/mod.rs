@@ -6,11 +6,11 @@
 //! answers `GUI_UNAVAILABLE` with the fix instead of hanging or acting on nothing.
 
 mod capture;
-mod events;
 mod input;
 mod probe;
 mod thread;
 mod tree;
+mod watch;
 mod win32;
 
 #[cfg(test)]
@@ -32,7 +32,7 @@ use cu_core::receiver::Probe;
 use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
-use crate::{dpi, ids, toplevel};
+use crate::{dpi, ids, listing};
 use thread::ComThread;
 use win32::Listed;
 
@@ -140,7 +140,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'sta
 fn info_of(l: &Listed) -> WindowInfo {
     WindowInfo {
         id: ids::window_id(l.hwnd),
-        app: toplevel::app_name(&l.top),
+        app: listing::app_name(&l.top),
         title: l.top.title.clone(),
         pid: Some(l.pid),
         bounds: Some(dpi::to_logical(l.frame, l.dpi)),
@@ -293,10 +293,10 @@ impl Backend for WindowsBackend {
         let (tx, queue) = cu_core::queued::queue(heard);
         let id = self
             .uia(ACTION_TIMEOUT, move |automation| {
-                events::subscribe(automation, hwnd, tx)
+                watch::subscribe(automation, hwnd, tx)
             })
             .await?;
-        Ok(Box::new(events::UiaWatch {
+        Ok(Box::new(watch::UiaWatch {
             id,
             hwnd,
             queue,

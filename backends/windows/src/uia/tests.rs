@@ -20,7 +20,7 @@ use windows::Win32::UI::WindowsAndMessaging::{
 
 use super::thread::ComThread;
 use super::{capture, input, win32};
-use crate::toplevel;
+use crate::listing;
 use cu_core::backend::{InputEvent, MouseButton};
 use cu_core::geometry::Point;
 
@@ -170,7 +170,7 @@ fn our_window_is_listed_with_its_title_pid_process_and_frame() {
     assert_eq!(ours.top.title, title);
     assert_eq!(ours.pid, std::process::id());
     assert!(
-        toplevel::app_name(&ours.top).starts_with("cu_backend_windows"),
+        listing::app_name(&ours.top).starts_with("cu_backend_windows"),
         "{:?}",
         ours.top.exe_path
     );

@@ -38,8 +38,8 @@ use windows::Win32::UI::WindowsAndMessaging::{
     SW_MINIMIZE, SW_RESTORE, WM_CLOSE, WM_NULL, WS_EX_TOOLWINDOW,
 };
 
+use crate::listing::{self, TopLevel};
 use crate::session::{self, DesktopProbe};
-use crate::toplevel::{self, TopLevel};
 
 /// One application window as Win32 sees it.
 #[derive(Debug, Clone)]
@@ -175,7 +175,7 @@ pub(super) fn app_windows() -> Result<Vec<Listed>> {
     Ok(handles
         .into_iter()
         .filter_map(|h| describe(h, foreground))
-        .filter(|l| toplevel::is_app_window(&l.top))
+        .filter(|l| listing::is_app_window(&l.top))
         .collect())
 }
 

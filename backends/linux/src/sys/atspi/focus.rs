@@ -64,7 +64,7 @@ impl FocusLog {
 
 /// Whether a `StateChanged` signal says its element gained (`true`) or lost focus.
 fn gained(message: &zbus::Message) -> Option<bool> {
-    let (detail, detail1, _) = super::events::event_args(message)?;
+    let (detail, detail1, _) = super::watch::event_args(message)?;
     (detail == "focused").then_some(detail1 != 0)
 }
 

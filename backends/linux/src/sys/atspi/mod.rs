@@ -3,9 +3,9 @@
 
 pub(crate) mod act;
 pub(crate) mod apps;
-mod changes;
-mod events;
-pub(crate) use events::WalkedNow;
+mod counts;
+mod watch;
+pub(crate) use watch::WalkedNow;
 mod focus;
 pub(crate) mod popups;
 pub(crate) mod probe;
@@ -107,7 +107,7 @@ pub(crate) struct Atspi {
     /// The focus events are being recorded.
     tracking_focus: Once,
     /// How many events each application sent ([`changes`]).
-    pub(crate) changes: std::sync::Arc<changes::Changes>,
+    pub(crate) changes: std::sync::Arc<counts::Changes>,
     /// The events are being counted.
     counting: Once,
 }

@@ -233,7 +233,7 @@ fn announced(message: &zbus::Message) -> Option<(String, String)> {
     {
         return None;
     }
-    let (detail, _, value) = super::events::event_args(message)?;
+    let (detail, _, value) = super::watch::event_args(message)?;
     if !matches!(
         detail.as_str(),
         "accessible-name" | "accessible-description"

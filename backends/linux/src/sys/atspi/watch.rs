@@ -5,7 +5,7 @@
 //! [`EventWatch`] it holds), so a change made while the window is being read is not missed.
 //!
 //! A watch scoped to a window also tells its events apart ([`Watch::seen`]): what an event says
-//! is [`crate::events::seen`], and whether its element sits in the window is asked of the tree
+//! is [`crate::changes::seen`], and whether its element sits in the window is asked of the tree
 //! once per element (its parents, up to the window's frame or another top-level), so an effect
 //! is answered by the event itself instead of by reading the whole window again.
 
@@ -126,9 +126,9 @@ impl Scope {
         let told: Vec<(&Event, Seen)> = events
             .iter()
             .filter(|e| {
-                !new_windows_only || crate::events::may_be_new_window(&e.interface, &e.member)
+                !new_windows_only || crate::changes::may_be_new_window(&e.interface, &e.member)
             })
-            .filter_map(|e| Some((e, crate::events::seen(&e.interface, &e.member, &e.detail)?)))
+            .filter_map(|e| Some((e, crate::changes::seen(&e.interface, &e.member, &e.detail)?)))
             .collect();
         let walked = (self.walked)();
         let mut unplaced: Vec<&OwnedObjectPath> = Vec::new();
@@ -157,7 +157,7 @@ impl Scope {
                 let seen = if inside {
                     seen
                 } else {
-                    crate::events::seen_elsewhere(&event.interface, &event.member)
+                    crate::changes::seen_elsewhere(&event.interface, &event.member)
                 };
                 (!new_windows_only || seen == Seen::NewWindow).then_some(seen)
             })

@@ -2,7 +2,7 @@
 //! as soon as its window changes instead of at the next poll: an `AXObserver` for the app's pid
 //! with the notifications a wait condition can depend on registered on the app element,
 //! serviced by a thread of its own that runs its run loop. Each notification is judged by
-//! [`crate::notices`] (its element placed in the watched window or another, where that matters)
+//! [`crate::changes`] (its element placed in the watched window or another, where that matters)
 //! and the verdict queued ([`cu_core::queued`]).
 //!
 //! A settle ([`Watch::settle`]) is one AX call to the app made on the observer thread, which then
@@ -38,7 +38,7 @@ use cu_core::{Error, ErrorCode, Result};
 
 use super::element::{AxElement, AxValue};
 use super::windows;
-use crate::notices::{self, Place};
+use crate::changes::{self, Place};
 
 /// The notifications whose arrival can change what a wait condition sees.
 const WATCHED: [&str; 9] = [
@@ -79,10 +79,10 @@ unsafe extern "C" fn on_notification(
     // SAFETY: a non-null CFString the observer passes for the duration of the call (get rule).
     let name = unsafe { CFString::wrap_under_get_rule(notification) }.to_string();
     let place = match &refcon.window {
-        Some(window) if notices::needs_place(&name) => place(element, window),
+        Some(window) if changes::needs_place(&name) => place(element, window),
         _ => Place::Unknown,
     };
-    refcon.tx.send(notices::seen(&name, place));
+    refcon.tx.send(changes::seen(&name, place));
 }
 
 /// Whether `element` is in `window` (one AX call to the app, on the observer thread).
