@@ -8,27 +8,31 @@
 //! with the same state loses) and the steps run. A call refused before acting leaves the state
 //! usable. The call stops at the first failing step and says which.
 
+mod plan;
+mod step;
+
 use cu_core::activation::{self, Reach};
-use cu_core::approvals::Target as Approved;
+use cu_core::approvals::Target;
 use cu_core::audit::AuditRecord;
-use cu_core::geometry::{Point, Rect};
 use cu_core::keys::Combo;
 use cu_core::role::Role;
 use cu_core::safety::Decision;
 use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::wait::Condition;
 use cu_core::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-use cu_core::wait::Condition;
+pub use step::{Drag, Pointer, Scroll, Step};
 
-use super::approval::{Blocked, Reason};
-use super::guard::Sender;
-use super::wait::WaitResult;
+use crate::approval::{Blocked, Reason};
 use crate::effect::{Effect, Opened};
-use crate::service::Outcome;
-use crate::service::Service;
-use crate::steps::{center, sends_input, Failure, Kind, Plan, Via};
+use crate::guard::Sender;
+use crate::service::{Outcome, Service};
+use crate::steps::{sends_input, Failure, Kind, Plan, Via};
+use crate::wait::WaitResult;
+use plan::plan;
+use step::steps;
 
 /// `gui_action`'s request. The field docs are the tool's input schema, as agents read it.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
@@ -53,184 +57,6 @@ pub struct ActionRequest {
     #[serde(default)]
     #[schemars(range(min = 0, max = 60000))]
     pub expect_timeout_ms: Option<u64>,
-}
-
-/// One step of `gui_action`, chosen by its `type`.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Step {
-    /// Click an element, or a point when no element fits.
-    Click(Pointer),
-    /// Double-click an element or a point.
-    DoubleClick(Pointer),
-    /// Right-click an element or a point (a context menu).
-    RightClick(Pointer),
-    /// Move the pointer over an element or a point.
-    Move(Pointer),
-    /// Scroll the wheel over an element or a point.
-    Scroll(Scroll),
-    /// Press at an element or point, move to another, release.
-    Drag(Drag),
-    /// Type text: into element_id (focused first), else where the focus is.
-    Type {
-        /// The text.
-        text: String,
-        /// The field to type into.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        element_id: Option<String>,
-    },
-    /// Press a key combination.
-    Key {
-        /// e.g. ctrl+s, Return, alt+F4.
-        keys: Combo,
-    },
-    /// Set an element's value (text, number, slider) and read it back.
-    SetValue {
-        /// The element.
-        element_id: String,
-        /// The new value.
-        text: String,
-    },
-    /// Give an element keyboard focus.
-    Focus {
-        /// The element.
-        element_id: String,
-    },
-    /// Pause.
-    Wait {
-        /// Milliseconds (default 500).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(range(max = 10000))]
-        ms: Option<u64>,
-    },
-}
-
-/// Where a pointer step acts: an element (preferred) or a window-relative point.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Pointer {
-    /// Target element (preferred).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element_id: Option<String>,
-    /// Window-relative x, when no element fits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub x: Option<i32>,
-    /// Window-relative y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub y: Option<i32>,
-}
-
-/// A scroll over an element or a point.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Scroll {
-    /// Element to scroll over.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element_id: Option<String>,
-    /// Window-relative x.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub x: Option<i32>,
-    /// Window-relative y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub y: Option<i32>,
-    /// Notches, positive right (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dx: Option<i32>,
-    /// Notches, positive down (default 3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dy: Option<i32>,
-}
-
-/// A drag from an element or point to another.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Drag {
-    /// Start: element.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element_id: Option<String>,
-    /// Start: window-relative x.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub x: Option<i32>,
-    /// Start: window-relative y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub y: Option<i32>,
-    /// End: element.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_element_id: Option<String>,
-    /// End: x.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_x: Option<i32>,
-    /// End: y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_y: Option<i32>,
-}
-
-impl Step {
-    /// The wire name of its type.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Step::Click(_) => "click",
-            Step::DoubleClick(_) => "double_click",
-            Step::RightClick(_) => "right_click",
-            Step::Move(_) => "move",
-            Step::Scroll(_) => "scroll",
-            Step::Drag(_) => "drag",
-            Step::Type { .. } => "type",
-            Step::Key { .. } => "key",
-            Step::SetValue { .. } => "set_value",
-            Step::Focus { .. } => "focus",
-            Step::Wait { .. } => "wait",
-        }
-    }
-
-    /// The element it names (a drag's start).
-    pub fn element_id(&self) -> Option<&str> {
-        match self {
-            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
-                p.element_id.as_deref()
-            }
-            Step::Scroll(s) => s.element_id.as_deref(),
-            Step::Drag(d) => d.element_id.as_deref(),
-            Step::Type { element_id, .. } => element_id.as_deref(),
-            Step::SetValue { element_id, .. } | Step::Focus { element_id } => Some(element_id),
-            Step::Key { .. } | Step::Wait { .. } => None,
-        }
-    }
-
-    /// The point it names (a drag's start), when both coordinates are given.
-    pub fn point(&self) -> Option<Point> {
-        let (x, y) = match self {
-            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
-                (p.x, p.y)
-            }
-            Step::Scroll(s) => (s.x, s.y),
-            Step::Drag(d) => (d.x, d.y),
-            _ => return None,
-        };
-        x.zip(y).map(|(x, y)| Point::new(x, y))
-    }
-
-    /// The text it types or sets.
-    pub fn text(&self) -> Option<&str> {
-        match self {
-            Step::Type { text, .. } | Step::SetValue { text, .. } => Some(text),
-            _ => None,
-        }
-    }
-}
-
-/// The steps of a request, each decoded on its own so an error names its step.
-fn steps<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> std::result::Result<Vec<Step>, D::Error> {
-    let raw = Vec::<serde_json::Value>::deserialize(deserializer)?;
-    raw.into_iter()
-        .enumerate()
-        .map(|(i, value)| {
-            serde_json::from_value(value)
-                .map_err(|e| serde::de::Error::custom(format!("step {i}: {e}")))
-        })
-        .collect()
 }
 
 /// What one step did.
@@ -262,14 +88,6 @@ pub struct ActionResult {
     /// What expect waited for, and how it ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<WaitResult>,
-}
-
-fn bad(step: usize, message: impl std::fmt::Display) -> Error {
-    Error::new(
-        ErrorCode::InvalidArgument,
-        format!("step {step}: {message}"),
-    )
-    .with_details(serde_json::json!({ "step": step }))
 }
 
 impl Service {
@@ -541,7 +359,7 @@ impl Service {
                     action: format!("gui_action.{}", kind_name(plan)),
                     label,
                     matched_rule,
-                    target: element.map(|e| Approved {
+                    target: element.map(|e| Target {
                         role: e.role,
                         name: e.name.clone(),
                         bounds: e.bounds,
@@ -644,182 +462,6 @@ fn activating(keys: &Combo) -> bool {
 
 fn uses_coordinates(plan: &Plan) -> bool {
     matches!(plan, Plan::Point { .. } | Plan::Drag { .. })
-}
-
-/// Most scroll notches one step sends each way.
-const MAX_SCROLL: u32 = 100;
-fn within_limit(step: usize, text: &str, max_chars: usize) -> Result<()> {
-    let chars = text.chars().count();
-    if chars > max_chars {
-        return Err(Error::new(
-            ErrorCode::TextTooLong,
-            format!("step {step}: text has {chars} characters; at most {max_chars} are typed"),
-        )
-        .with_details(serde_json::json!({ "step": step })));
-    }
-    Ok(())
-}
-
-/// Validates one step against the state: ids exist, points lie inside the window, texts and
-/// key combinations are within bounds, so nothing is refused after the state is used.
-fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usize) -> Result<Plan> {
-    let element = |id: Option<&str>| -> Result<Option<SavedElement>> {
-        match id {
-            None => Ok(None),
-            Some(id) if id.starts_with('@') => Err(bad(
-                step,
-                format!("{id:?}: use element ids as gui_state returned them (e7), without @"),
-            )),
-            Some(id) => {
-                let element = state.element(id).map_err(|e| Error {
-                    message: format!("step {step}: {}", e.message),
-                    ..e
-                })?;
-                if element.offscreen {
-                    return Err(Error::new(
-                        ErrorCode::ElementNotVisible,
-                        format!(
-                            "step {step}: {id} ({} {:?}) was not on screen when observed",
-                            element.role, element.name
-                        ),
-                    ));
-                }
-                Ok(Some(element.clone()))
-            }
-        }
-    };
-    let bounds = state
-        .window_bounds
-        .map(|b| Rect::new(0, 0, b.width, b.height))
-        .or_else(|| {
-            state
-                .window_size
-                .map(|s| Rect::new(0, 0, s.width, s.height))
-        });
-    let point = |x: Option<i32>, y: Option<i32>| -> Result<Option<Point>> {
-        match (x, y) {
-            (None, None) => Ok(None),
-            (Some(x), Some(y)) => {
-                let p = Point::new(x, y);
-                match bounds {
-                    Some(b) if b.contains(p) => Ok(Some(p)),
-                    Some(b) => Err(Error::new(
-                        ErrorCode::OutOfWindow,
-                        format!(
-                            "step {step}: ({x}, {y}) is outside the window (0, 0, {}, {})",
-                            b.width, b.height
-                        ),
-                    )),
-                    None => Err(Error::new(
-                        ErrorCode::ActionNotSupported,
-                        "this window's position is unknown; use element ids",
-                    )),
-                }
-            }
-            _ => Err(bad(step, "give both x and y")),
-        }
-    };
-    // An element or a point, exactly one of them.
-    let target = |id: Option<&str>, x: Option<i32>, y: Option<i32>| -> Result<Target> {
-        match (element(id)?, point(x, y)?) {
-            (Some(element), None) => Ok(Target::Element(element)),
-            (None, Some(at)) => Ok(Target::Point(at)),
-            _ => Err(bad(step, "give either element_id or x and y")),
-        }
-    };
-    let pointer = |kind: Kind, p: &Pointer| -> Result<Plan> {
-        Ok(match target(p.element_id.as_deref(), p.x, p.y)? {
-            Target::Element(element) => Plan::Element { kind, element },
-            Target::Point(at) => Plan::Point { kind, at },
-        })
-    };
-    let need_element = |id: &str| -> Result<SavedElement> {
-        element(Some(id))?.ok_or_else(|| bad(step, format!("{} needs element_id", spec.name())))
-    };
-    match spec {
-        Step::Click(p) => pointer(Kind::Click, p),
-        Step::DoubleClick(p) => pointer(Kind::DoubleClick, p),
-        Step::RightClick(p) => pointer(Kind::RightClick, p),
-        Step::Move(p) => pointer(Kind::Move, p),
-        Step::Scroll(s) => {
-            let (dx, dy) = (s.dx.unwrap_or(0), s.dy.unwrap_or(3));
-            if dx.unsigned_abs() > MAX_SCROLL || dy.unsigned_abs() > MAX_SCROLL {
-                return Err(bad(
-                    step,
-                    format!("scroll at most {MAX_SCROLL} notches each way"),
-                ));
-            }
-            let kind = Kind::Scroll { dx, dy };
-            pointer(
-                kind,
-                &Pointer {
-                    element_id: s.element_id.clone(),
-                    x: s.x,
-                    y: s.y,
-                },
-            )
-        }
-        Step::Drag(d) => {
-            let at = |t: Target| match t {
-                Target::Element(e) => center(&e),
-                Target::Point(p) => Ok(p),
-            };
-            let from = at(target(d.element_id.as_deref(), d.x, d.y)?)?;
-            let to = match target(d.to_element_id.as_deref(), d.to_x, d.to_y) {
-                Ok(t) => at(t)?,
-                Err(e) if e.code == ErrorCode::InvalidArgument => {
-                    return Err(bad(step, "drag needs to_element_id or to_x and to_y"))
-                }
-                Err(e) => return Err(e),
-            };
-            Ok(Plan::Drag { from, to })
-        }
-        Step::Type { text, element_id } => {
-            if text.is_empty() {
-                return Err(bad(step, "type needs text"));
-            }
-            within_limit(step, text, max_chars)?;
-            Ok(Plan::Type {
-                text: text.clone(),
-                into: element(element_id.as_deref())?,
-            })
-        }
-        Step::Key { keys } => {
-            if keys.keys().len() > activation::MAX_COMBO_KEYS {
-                return Err(bad(
-                    step,
-                    format!(
-                        "a key combination holds at most {} keys",
-                        activation::MAX_COMBO_KEYS
-                    ),
-                ));
-            }
-            Ok(Plan::Key { keys: keys.clone() })
-        }
-        Step::SetValue { element_id, text } => {
-            within_limit(step, text, max_chars)?;
-            Ok(Plan::SetValue {
-                element: need_element(element_id)?,
-                value: text.clone(),
-            })
-        }
-        Step::Focus { element_id } => Ok(Plan::Focus {
-            element: need_element(element_id)?,
-        }),
-        Step::Wait { ms } => {
-            let ms = ms.unwrap_or(500);
-            if ms > 10_000 {
-                return Err(bad(step, "wait at most 10000 ms"));
-            }
-            Ok(Plan::Wait { ms })
-        }
-    }
-}
-
-/// A pointer step's validated target.
-enum Target {
-    Element(SavedElement),
-    Point(Point),
 }
 
 /// Whether a step's effect is watched (not a pause, not a pointer move).

@@ -1,0 +1,499 @@
+//! The safety gate at the moment input is sent.
+//!
+//! Every input an acting tool sends to a window goes through a [`Sender`]; nothing else calls
+//! the backend's `input` or `perform`. Right before each piece of input the sender asks the
+//! backend what will really receive it and lets the gate judge that, live:
+//!
+//! - pointer presses (click, double and right click, both ends of a drag): the platform's hit
+//!   test at the point ([`Backend::element_at`](cu_core::backend::Backend::element_at)); nothing
+//!   found there asks for confirmation (fail closed);
+//! - keyboard input: text is cut before and after every space, line break and tab
+//!   ([`cu_core::activation`]), and before each piece that can activate (a space on a control,
+//!   Return, an access key, the Delete key, a letter in an open menu) the focused element is read
+//!   live; a space typed into a text field is text, sent to a button it is a press;
+//! - semantic actions: the element is read again and judged by the name the outline shows (its
+//!   label child or icon when it has no name; its description only when nothing visible names it).
+//!
+//! What is judged is the consequence ([`cu_core::consequence`]): a button that answers its dialog
+//! ("Yes", "OK", the default button) is judged with the dialog's question, a Return that the
+//! focused control does not keep is judged where it lands (the default button), and a control
+//! that acts with nothing naming it is unknown, so it asks. A menu whose activation only shows
+//! its items is not judged; its items are. The state of a
+//! `gui_action` call is consumed right before its first input, after that input was judged, so a
+//! call refused before acting leaves its state usable.
+
+use std::time::{Duration, Instant};
+
+use cu_core::activation::{self, Reach};
+use cu_core::backend::{InputEvent, SemanticAction};
+use cu_core::element::{ElementIdentity, SnapshotOptions};
+use cu_core::geometry::Point;
+use cu_core::receiver::Probe;
+use cu_core::window::WindowId;
+use cu_core::{keys, Error, ErrorCode, Result};
+
+use crate::service::Service;
+
+/// Sends one call's input, judging each piece live.
+mod judge;
+
+use judge::{same_as_approved, Approved, Verdict};
+
+/// Sends one call's input, judging each piece live.
+pub(crate) struct Sender<'s> {
+    svc: &'s Service,
+    window: WindowId,
+    confirmed: bool,
+    /// The tool, for approvals and refusals (`gui_action`, `click`, `type_text`).
+    tool: &'static str,
+    /// The step being sent and its kind (`click`, `type`).
+    step: usize,
+    kind: String,
+    /// The state to consume right before the first input (`gui_action`).
+    unconsumed: Option<String>,
+    /// Whether any input was sent.
+    sent: bool,
+    /// Focus as last read; `None` when it must be read again.
+    focus: Option<Result<Probe>>,
+    /// Input was sent that may move focus, and the app may not have handled it yet.
+    unsettled: Option<Unsettled>,
+    /// The window was seen not to show the Desktop page since the last input that could change
+    /// what it shows (a step, a focus move, a tab switch).
+    not_the_page: bool,
+    /// What a person (or the caller's confirmation) already let through in this call, so it is
+    /// not asked twice: bound to the step, the rule and the receiver that was judged, so an
+    /// approval of "Delete draft" does not pass a later piece that lands on "Delete account".
+    approved: Vec<Approved>,
+    /// Who approved, when a person did.
+    approved_by: Option<String>,
+    /// The window's fingerprint taken right before the call's first input (after the gate's
+    /// probes), the baseline its first effect is compared with.
+    baseline: Baseline,
+}
+
+/// The effect baseline of a call's first input.
+enum Baseline {
+    /// Not asked for.
+    Off,
+    /// To be taken right before the first input.
+    Wanted,
+    /// Taken (`None`: the window could not be read).
+    Taken(Option<crate::effect::Fingerprint>),
+}
+
+impl<'s> Sender<'s> {
+    /// A sender for `window`; `state_id` is consumed right before the first input.
+    pub(super) fn new(
+        svc: &'s Service,
+        window: &WindowId,
+        tool: &'static str,
+        confirmed: bool,
+        state_id: Option<&str>,
+    ) -> Sender<'s> {
+        Sender {
+            svc,
+            window: window.clone(),
+            confirmed,
+            tool,
+            step: 0,
+            kind: String::new(),
+            unconsumed: state_id.map(str::to_owned),
+            sent: false,
+            focus: None,
+            unsettled: None,
+            not_the_page: false,
+            approved: Vec::new(),
+            approved_by: None,
+            baseline: Baseline::Off,
+        }
+    }
+
+    /// The step the next input belongs to.
+    pub(super) fn begin_step(&mut self, step: usize, kind: &str) {
+        self.step = step;
+        self.kind = kind.to_owned();
+        self.not_the_page = false;
+    }
+
+    /// Asks for the window's fingerprint right before the call's first input: the probes run
+    /// between an earlier fingerprint and the input, and what changed meanwhile is not the
+    /// input's effect.
+    pub(super) fn want_baseline(&mut self) {
+        self.baseline = Baseline::Wanted;
+    }
+
+    /// No baseline after all: the window's events answer a step without one.
+    pub(super) fn skip_baseline(&mut self) {
+        self.baseline = Baseline::Off;
+    }
+
+    /// The baseline, once it was taken (handed out once).
+    pub(super) fn baseline(&mut self) -> Option<Option<crate::effect::Fingerprint>> {
+        match std::mem::replace(&mut self.baseline, Baseline::Off) {
+            Baseline::Taken(fingerprint) => Some(fingerprint),
+            other => {
+                self.baseline = other;
+                None
+            }
+        }
+    }
+
+    async fn take_baseline(&mut self) {
+        if matches!(self.baseline, Baseline::Wanted) {
+            self.baseline = Baseline::Taken(
+                crate::effect::fingerprint(self.svc, &self.window)
+                    .await
+                    .ok(),
+            );
+        }
+    }
+
+    /// Records that a person already approved `rule` for `step` on `receiver` (the element's
+    /// name, or the label judged; before the call started).
+    pub(super) fn preapproved(
+        &mut self,
+        step: usize,
+        rule: &str,
+        receiver: &str,
+        by: Option<String>,
+    ) {
+        self.approved.push(Approved::new(step, rule, receiver));
+        if by.is_some() {
+            self.approved_by = by;
+        }
+    }
+
+    /// True once any input went out (the state, if any, is consumed then).
+    pub(super) fn sent_anything(&self) -> bool {
+        self.sent
+    }
+
+    /// Who approved on the Desktop page, if a person did.
+    pub(super) fn approved_by(&self) -> Option<&str> {
+        self.approved_by.as_deref()
+    }
+
+    /// Consumes the state of the call, if not yet done: after every check, before input.
+    pub(super) fn commit(&mut self) -> Result<()> {
+        if let Some(id) = self.unconsumed.take() {
+            if let Err(e) = self.svc.states.consume(&id) {
+                self.unconsumed = Some(id);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pointer input: presses are judged by the hit test at each pressed point.
+    pub(super) async fn pointer(&mut self, event: &InputEvent) -> Result<()> {
+        let pressed: Vec<Point> = match event {
+            InputEvent::Click { at, .. } => vec![*at],
+            InputEvent::Drag { from, to, .. } => vec![*from, *to],
+            _ => Vec::new(),
+        };
+        for at in pressed {
+            let probe = self.svc.backend.element_at(&self.window, at).await;
+            if self.judge_hit(&probe, at).await? == Verdict::ApprovedByPerson {
+                let again = self.svc.backend.element_at(&self.window, at).await;
+                same_as_approved(&probe, &again)?;
+            }
+        }
+        let before = self.known_focus();
+        self.send(event).await?;
+        if !matches!(event, InputEvent::Move { .. } | InputEvent::Scroll { .. }) {
+            self.moved(before, false);
+        }
+        Ok(())
+    }
+
+    /// A key combination, judged by what it can reach.
+    pub(crate) async fn key(&mut self, combo: &keys::Combo) -> Result<()> {
+        let reach = activation::reach_of_combo(combo.keys());
+        let tab = combo
+            .keys()
+            .contains(&keys::Key::Named(keys::NamedKey::Tab));
+        self.send_piece(
+            reach,
+            tab,
+            &InputEvent::Key {
+                combo: combo.clone(),
+            },
+            &combo.to_string(),
+        )
+        .await
+    }
+
+    /// Typed text, cut at every piece that can activate, each judged before it is sent.
+    pub(super) async fn text(&mut self, text: &str) -> Result<()> {
+        for (piece, reach) in activation::split_text(text) {
+            let event = InputEvent::Text {
+                text: piece.to_owned(),
+            };
+            self.send_piece(reach, piece == "\t", &event, piece).await?;
+        }
+        Ok(())
+    }
+
+    /// Judges one keyboard piece, sends it, and notes when focus may move.
+    async fn send_piece(
+        &mut self,
+        reach: Reach,
+        tab: bool,
+        event: &InputEvent,
+        what: &str,
+    ) -> Result<()> {
+        self.judge_keyboard(reach, what).await?;
+        let stays = self.focus_takes(reach);
+        if tab {
+            // Where focus was, so its move can be seen.
+            let _ = self.focus().await;
+        }
+        let before = self.known_focus();
+        self.send(event).await?;
+        if reach.may_move_focus() && !stays {
+            self.moved(before, tab);
+        } else {
+            // Text can move focus too, without the app showing a move to wait for: a letter
+            // typed on LibreOffice Calc's sheet focuses the paragraph of the cell it starts
+            // editing. The next activating piece reads focus afresh.
+            self.focus = None;
+        }
+        Ok(())
+    }
+
+    /// The receiver of the focus as last read, if known.
+    fn known_focus(&self) -> Option<Option<ElementIdentity>> {
+        match &self.focus {
+            Some(Ok(p)) => Some(p.receiver().map(|n| n.identity.clone())),
+            _ => None,
+        }
+    }
+
+    /// Input that may move focus went out: focus is read again, once the app shows the move.
+    fn moved(&mut self, before: Option<Option<ElementIdentity>>, must_move: bool) {
+        self.focus = None;
+        self.not_the_page = false;
+        self.unsettled = Some(Unsettled {
+            before,
+            must_move,
+            sent: Instant::now(),
+        });
+    }
+
+    /// Judges `text` as it will land once `element` has focus, before focusing it: focusing is
+    /// input too, and a refusal must come before any. Each piece is judged again when sent.
+    pub(super) async fn prejudge_text(
+        &mut self,
+        element: &ElementIdentity,
+        text: &str,
+    ) -> Result<()> {
+        let target = self.element_now(element).await?;
+        self.focus = Some(Ok(target));
+        for (piece, reach) in activation::split_text(text) {
+            self.judge_keyboard(reach, piece).await?;
+            if reach.may_move_focus() && !self.focus_takes(reach) {
+                break;
+            }
+        }
+        self.focus = None;
+        Ok(())
+    }
+
+    /// A semantic action on an element, judged by the element as it is now. Focusing is
+    /// noted as a focus move.
+    pub(super) async fn perform(
+        &mut self,
+        element: &ElementIdentity,
+        action: &SemanticAction,
+    ) -> Result<()> {
+        let activates = !matches!(
+            action,
+            SemanticAction::Focus | SemanticAction::ScrollIntoView | SemanticAction::Expand { .. }
+        );
+        if activates {
+            let probe = self.element_now(element).await?;
+            if self.judge(&probe, None).await? == Verdict::ApprovedByPerson {
+                let again = self.element_now(element).await?;
+                same_as_approved(&Ok(probe), &Ok(again))?;
+            }
+        }
+        self.not_the_desktop_page().await?;
+        self.take_baseline().await;
+        self.commit()?;
+        self.sent = true;
+        let before = self.known_focus();
+        let done = self
+            .svc
+            .backend
+            .perform(&self.window, element, action)
+            .await;
+        self.moved(before, false);
+        done
+    }
+
+    /// Refuses to operate a window that shows the Desktop page (read live: a browser's title is
+    /// its active tab's), again after every input that could change what it shows.
+    async fn not_the_desktop_page(&mut self) -> Result<()> {
+        if self.not_the_page {
+            return Ok(());
+        }
+        if self
+            .svc
+            .title_of(&self.window)
+            .await
+            .contains(DESKTOP_PAGE_TITLE)
+        {
+            return Err(Error::new(
+                ErrorCode::Unauthorized,
+                "this window shows the Desktop page of mcp-computer-use, where people approve what the safety gate held back; the tools never operate it",
+            )
+            .with_suggestion("Ask the person to decide on the page themselves."));
+        }
+        self.not_the_page = true;
+        Ok(())
+    }
+
+    async fn send(&mut self, event: &InputEvent) -> Result<()> {
+        self.not_the_desktop_page().await?;
+        if !self.sent {
+            // A window that cannot come to the front (a modal dialog blocks it: WINDOW_BLOCKED)
+            // refuses before the call's state is used up, and so do keys for a window that does
+            // not hold the keyboard (Wayland sends them wherever focus is). A pointer event
+            // brings its window forward itself.
+            let keys = matches!(event, InputEvent::Key { .. } | InputEvent::Text { .. });
+            match self.svc.backend.activate(&self.window).await {
+                Err(e) if e.code == ErrorCode::ActionNotSupported => {}
+                Err(e) if e.code == ErrorCode::WindowNotFocused && !keys => {}
+                Err(e) => return Err(e),
+                Ok(()) => {}
+            }
+        }
+        self.take_baseline().await;
+        self.commit()?;
+        self.sent = true;
+        self.svc.backend.input(&self.window, event).await
+    }
+
+    /// The element with its labels, read now; `ELEMENT_NOT_FOUND` when it is gone.
+    async fn element_now(&self, element: &ElementIdentity) -> Result<Probe> {
+        let options = SnapshotOptions {
+            subtree: Some(element.clone()),
+            max_depth: Some(cu_core::receiver::INNER_LABEL_DEPTH),
+            max_nodes: 64,
+            time_budget_ms: 1000,
+            // A label's words may sit in its text alone (GTK 4, Firefox).
+            read_text: true,
+            read_cells: true,
+            // The gate reads what will receive the input now.
+            reuse: false,
+        };
+        let subtree = self
+            .svc
+            .backend
+            .snapshot(&self.window, &options)
+            .await
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::ElementNotFound,
+                    format!(
+                        "the element could not be read again before acting: {}",
+                        e.message
+                    ),
+                )
+                .with_suggestion("Observe the window again with gui_state.")
+            })?;
+        Ok(Probe::from_subtree(&subtree))
+    }
+
+    /// Whether the current focus takes `reach` as text (so no focus move is waited for).
+    fn focus_takes(&self, reach: Reach) -> bool {
+        let Some(Ok(focus)) = &self.focus else {
+            return false;
+        };
+        match reach {
+            Reach::Chars => true,
+            Reach::Space => focus.takes_text(),
+            Reach::Enter => focus.takes_line_breaks(),
+            _ => false,
+        }
+    }
+
+    /// The focused element now. After input that may move focus, the app handles it
+    /// asynchronously: focus is read until it moved from where it was and reads the same twice,
+    /// within [`SETTLE`]. After a Tab that did not visibly move focus within that time, focus
+    /// counts as unknown (so the next activating piece needs confirmation).
+    async fn focus(&mut self) -> &Result<Probe> {
+        if self.focus.is_none() {
+            let read = match self.unsettled.take() {
+                Some(u) => self.settled_focus(u).await,
+                None => self.svc.backend.focused(&self.window).await,
+            };
+            self.focus = Some(read);
+        }
+        self.focus.get_or_insert_with(|| Ok(Probe::nothing()))
+    }
+
+    async fn settled_focus(&self, u: Unsettled) -> Result<Probe> {
+        let settle = SETTLE.min(self.svc.effect_wait);
+        let deadline = u.sent + settle;
+        let receiver = |p: &Result<Probe>| match p {
+            Ok(p) => Some(p.receiver().map(|n| n.identity.clone())),
+            Err(_) => None,
+        };
+        let mut last = self.svc.backend.focused(&self.window).await;
+        loop {
+            let now = receiver(&last);
+            let moved = match (&u.before, &now) {
+                (Some(before), Some(now)) => before != now,
+                _ => true,
+            };
+            if moved {
+                tokio::time::sleep(POLL).await;
+                let again = self.svc.backend.focused(&self.window).await;
+                if receiver(&again) == now {
+                    return again;
+                }
+                last = again;
+                continue;
+            }
+            if Instant::now() >= deadline {
+                return if u.must_move {
+                    Err(Error::new(
+                        ErrorCode::Timeout,
+                        format!(
+                            "focus did not visibly move within {} ms of a Tab",
+                            settle.as_millis()
+                        ),
+                    ))
+                } else {
+                    last
+                };
+            }
+            tokio::time::sleep(POLL).await;
+            last = self.svc.backend.focused(&self.window).await;
+        }
+    }
+}
+
+/// Input that may have moved focus, not yet seen handled.
+struct Unsettled {
+    /// The focused receiver before it (`None`: not known).
+    before: Option<Option<ElementIdentity>>,
+    /// A Tab: focus must be seen to move, else it counts as unknown.
+    must_move: bool,
+    sent: Instant,
+}
+
+/// How long the app gets to show that it handled input which may move focus (at most the
+/// service's effect wait).
+const SETTLE: Duration = Duration::from_millis(700);
+/// Between two reads of focus while it settles.
+const POLL: Duration = Duration::from_millis(15);
+
+/// The Desktop page's title (`webui/src/assets/index.html`): a window showing it is the page
+/// where a person approves what the gate held back, and the tools never operate it, so a model
+/// cannot approve its own action by driving a browser that shows the page.
+pub const DESKTOP_PAGE_TITLE: &str = "mcp-computer-use · Desktop";
+
+/// The rule named when the gate cannot tell what would receive an input.
+pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";
