@@ -122,15 +122,6 @@ pub fn check_listener(options: &HttpOptions) -> Result<(), Error> {
     Ok(())
 }
 
-/// Compares in time independent of where the first difference is.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = (a.len() ^ b.len()) as u8;
-    for i in 0..a.len().max(b.len()) {
-        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0xff);
-    }
-    diff == 0
-}
-
 /// The 401 answer every listener gives for a missing or wrong token.
 pub fn unauthorized() -> Response {
     let body = Error::new(ErrorCode::Unauthorized, "missing or wrong bearer token")
@@ -227,7 +218,7 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
                             .and_then(|v| v.to_str().ok())
                             .and_then(|v| v.strip_prefix("Bearer "))
                             .unwrap_or_default();
-                        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
+                        if !crate::token::constant_time_eq(given.as_bytes(), token.as_bytes()) {
                             return unauthorized();
                         }
                     }
@@ -461,13 +452,5 @@ mod tests {
         let limit = RateLimit::new(5.0, 10.0);
         let allowed = (0..20).filter(|_| limit.allow()).count();
         assert_eq!(allowed, 10, "the burst, then the rate");
-    }
-
-    #[test]
-    fn constant_time_comparison_is_exact() {
-        assert!(constant_time_eq(b"secret-token", b"secret-token"));
-        assert!(!constant_time_eq(b"secret-token", b"secret-tokem"));
-        assert!(!constant_time_eq(b"secret-token", b"secret-token-longer"));
-        assert!(!constant_time_eq(b"", b"x"));
     }
 }

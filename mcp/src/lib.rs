@@ -4,12 +4,13 @@
 //! declares them to MCP clients ([`tools`]), dispatches calls to them ([`server`]), converts their
 //! answers and errors to and from the wire ([`wire`]), serves them over stdio and Streamable HTTP
 //! under one set of listener rules ([`http`], [`listen`]), and routes calls that name another
-//! machine ([`remote`]).
+//! machine ([`remote`]); bearer tokens are compared in [`token`].
 
 pub mod http;
 pub mod listen;
 pub mod remote;
 pub mod server;
+pub mod token;
 pub mod tools;
 pub mod untrusted;
 pub mod wire;

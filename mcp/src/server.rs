@@ -249,7 +249,7 @@ impl DesktopAccess {
                 "this worker has no desktop credential: approvals, input and activation from a Desktop page are off",
             ),
             DesktopAccess::Credential(own) => match credential {
-                Some(given) if crate::http::constant_time_eq(given.as_bytes(), own.as_bytes()) => {
+                Some(given) if crate::token::constant_time_eq(given.as_bytes(), own.as_bytes()) => {
                     Ok(())
                 }
                 _ => refused("missing or wrong desktop credential: the tool token cannot decide approvals or send a person's input"),

@@ -19,7 +19,7 @@ use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
 use crate::llm::ModelRuntime;
-use crate::tighten::{self, GateInForce};
+use crate::tighten::{self, GateInForce, Tightening};
 
 /// What every tool shares.
 pub struct Service {
@@ -148,6 +148,18 @@ impl Service {
     /// The model runtime (`ping`, `release_model`).
     pub fn model(&self) -> &ModelRuntime {
         &self.model
+    }
+
+    /// Runs `call` with a controller's `tightening` in force on top of this service's settings.
+    pub async fn tightened<F: std::future::Future>(
+        &self,
+        tightening: Option<Tightening>,
+        call: F,
+    ) -> F::Output {
+        match tightening {
+            Some(t) => tighten::run(self.config.extra_blocked_words(), t, call).await,
+            None => call.await,
+        }
     }
 
     /// The blocklist in force for the running call (a controller may have tightened it).

@@ -15,8 +15,6 @@ use cu_core::config::Config;
 use cu_core::safety::Gate;
 use serde::{Deserialize, Serialize};
 
-use crate::service::Service;
-
 /// The hidden argument that carries a controller's settings.
 pub const ARGUMENT: &str = "_gate";
 
@@ -71,27 +69,26 @@ impl std::ops::Deref for GateInForce<'_> {
     }
 }
 
-impl Service {
-    /// Runs `call` with `tightening` in force on top of this service's settings.
-    pub async fn tightened<F: Future>(&self, tightening: Option<Tightening>, call: F) -> F::Output {
-        let Some(t) = tightening else {
-            return call.await;
-        };
-        let gate = (!t.blocked_words.is_empty()).then(|| {
-            let mut words = self.config.extra_blocked_words();
-            words.extend(t.blocked_words);
-            Arc::new(Gate::new(&words))
-        });
-        IN_FORCE
-            .scope(
-                InForce {
-                    approvals: t.approvals,
-                    gate,
-                },
-                call,
-            )
-            .await
-    }
+/// Runs `call` with `tightening` in force on top of `own_words` (the settings' blocked words).
+pub(crate) async fn run<F: Future>(
+    own_words: Vec<String>,
+    tightening: Tightening,
+    call: F,
+) -> F::Output {
+    let gate = (!tightening.blocked_words.is_empty()).then(|| {
+        let mut words = own_words;
+        words.extend(tightening.blocked_words);
+        Arc::new(Gate::new(&words))
+    });
+    IN_FORCE
+        .scope(
+            InForce {
+                approvals: tightening.approvals,
+                gate,
+            },
+            call,
+        )
+        .await
 }
 
 /// The blocklist in force for the running call: `own`, or a controller's tightening of it.

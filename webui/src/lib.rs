@@ -25,8 +25,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use cu_core::{Error, ErrorCode};
-use cu_mcp::http::{allowed_hosts, constant_time_eq, HttpOptions};
+use cu_mcp::http::{allowed_hosts, HttpOptions};
 use cu_mcp::remote::Remote;
+use cu_mcp::token::constant_time_eq;
 use cu_tools::{DesktopAnswer, DesktopRequest, Service};
 use serde_json::{json, Value};
 
