@@ -8,9 +8,9 @@
 
 use std::time::Instant;
 
-use cu_core::backend::{InputEvent, MouseButton};
-use cu_core::element::SnapshotOptions;
-use cu_core::geometry::Point;
+use cu_core::model::backend::{InputEvent, MouseButton};
+use cu_core::model::element::SnapshotOptions;
+use cu_core::model::geometry::Point;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -24,10 +24,10 @@ fn ms(t: Instant) -> f64 {
 /// A snapshot from a fixture file, a synthetic window of N nodes (the Claude fixture repeated),
 /// or a live window (with its median read time over `reps`).
 async fn load_source(
-    backend: &dyn cu_core::backend::Backend,
+    backend: &dyn cu_core::model::backend::Backend,
     source: &str,
     reps: usize,
-) -> anyhow::Result<(cu_core::element::Snapshot, Option<f64>)> {
+) -> anyhow::Result<(cu_core::model::element::Snapshot, Option<f64>)> {
     if let Some(n) = source.strip_prefix("synthetic:") {
         let n: usize = n.parse()?;
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,15 +50,16 @@ async fn load_source(
                 count += 1;
             }
         }
-        let snapshot =
-            cu_core::extract::outline_fixture::parse(&out).map_err(|e| anyhow::anyhow!(e))?;
+        let snapshot = cu_core::policy::extract::outline_fixture::parse(&out)
+            .map_err(|e| anyhow::anyhow!(e))?;
         return Ok((snapshot, None));
     }
     let path = std::path::Path::new(source);
     if path.is_file() {
         let text = std::fs::read_to_string(path)?;
         let snapshot = if source.ends_with(".outline") {
-            cu_core::extract::outline_fixture::parse(&text).map_err(|e| anyhow::anyhow!(e))?
+            cu_core::policy::extract::outline_fixture::parse(&text)
+                .map_err(|e| anyhow::anyhow!(e))?
         } else {
             serde_json::from_str(&text)?
         };
@@ -174,7 +175,7 @@ async fn main() -> anyhow::Result<()> {
                         }
                     }
                 };
-                let outline = cu_core::outline::render(&snap, &cu_core::outline::OutlineOptions::default());
+                let outline = cu_core::model::outline::render(&snap, &cu_core::model::outline::OutlineOptions::default());
                 let tokens = bpe.encode_ordinary(&outline.text).len();
                 let per = (tokens as f64 / outline.ids.len().max(1) as f64 * 10.0).round() / 10.0;
                 #[allow(clippy::print_stdout)]
@@ -193,13 +194,13 @@ async fn main() -> anyhow::Result<()> {
             for source in &args[2..] {
                 let (snapshot, read_ms) = load_source(backend.as_ref(), source, reps).await?;
                 let mut times = Vec::new();
-                let mut extracted = cu_core::extract::extract(&snapshot, true);
+                let mut extracted = cu_core::policy::extract::extract(&snapshot, true);
                 for _ in 0..reps.max(20) {
                     let t = Instant::now();
-                    extracted = cu_core::extract::extract(&snapshot, true);
+                    extracted = cu_core::policy::extract::extract(&snapshot, true);
                     times.push(ms(t));
                 }
-                let full_text = cu_core::extract::reading_order(&snapshot, 0).join("\n");
+                let full_text = cu_core::policy::extract::reading_order(&snapshot, 0).join("\n");
                 #[allow(clippy::print_stdout)]
                 {
                     println!(
@@ -222,7 +223,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Some("loop") => {
             // observe -> act -> observe on the calculator: press the button named "1".
-            let id: cu_core::window::WindowId =
+            let id: cu_core::model::window::WindowId =
                 args.get(2).map(|s| s.as_str().into()).ok_or_else(|| anyhow::anyhow!("window id"))?;
             let dir = tempfile::tempdir()?;
             let mut config = cu_core::config::Config::defaults(&|_| None);

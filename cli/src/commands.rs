@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use cu_core::error::{Error, ExitCode as CuExit};
-use cu_core::window::WindowId;
+use cu_core::model::window::WindowId;
 use cu_core::ErrorCode;
 use cu_tools::Service;
 
@@ -227,7 +227,7 @@ pub(crate) async fn selftest(service: &Service, args: SelftestArgs) -> Result<Cu
 
 /// `snapshot`: one window's raw element tree.
 pub(crate) async fn snapshot(service: &Service, args: SnapshotArgs) -> Result<CuExit, Error> {
-    let options = cu_core::element::SnapshotOptions {
+    let options = cu_core::model::element::SnapshotOptions {
         max_nodes: args.max_nodes,
         time_budget_ms: args.budget_ms,
         ..Default::default()

@@ -90,7 +90,7 @@ fn remote_machines(config: &Config) -> Option<std::sync::Arc<dyn cu_mcp::remote:
 
 /// Writes a file whole (never half a file on failure).
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
-    cu_core::persist::write_atomic(path, bytes).map_err(|e| {
+    cu_core::store::persist::write_atomic(path, bytes).map_err(|e| {
         Error::new(
             cu_core::ErrorCode::Internal,
             format!("cannot write {}: {e}", path.display()),

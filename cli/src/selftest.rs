@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::window::WindowId;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode};
 use serde::Serialize;
 use serde_json::json;
@@ -723,8 +723,14 @@ mod tests {
                 !plan.calculators.is_empty() && !plan.editors.is_empty(),
                 "{os}"
             );
-            assert!(cu_core::keys::parse_combo(plan.quit_keys).is_ok(), "{os}");
-            assert!(cu_core::keys::parse_combo(plan.close_keys).is_ok(), "{os}");
+            assert!(
+                cu_core::model::keys::parse_combo(plan.quit_keys).is_ok(),
+                "{os}"
+            );
+            assert!(
+                cu_core::model::keys::parse_combo(plan.close_keys).is_ok(),
+                "{os}"
+            );
         }
     }
 

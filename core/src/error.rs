@@ -176,6 +176,7 @@ impl Serialize for ErrorCode {
     }
 }
 
+#[cfg(feature = "schema")]
 impl schemars::JsonSchema for ErrorCode {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "ErrorCode".into()
@@ -204,7 +205,8 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// An error as users and agents see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Error {
     /// Stable code.
     pub code: ErrorCode,
@@ -279,7 +281,8 @@ impl Error {
 }
 
 /// An error as a tool answers it: the one JSON shape every failed call has.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorAnswer {
     /// What went wrong, whether to retry, and what to do.
     pub error: Error,

@@ -1,9 +1,9 @@
-//! A [`Watch`](crate::backend::Watch) over a queue of what each event said: the receiving half of the Windows and
+//! A [`Watch`](crate::model::backend::Watch) over a queue of what each event said: the receiving half of the Windows and
 //! macOS watches, whose event handlers run on threads of their own (UI Automation's, an
 //! `AXObserver`'s run loop) and only judge each event and queue the verdict.
 //!
 //! The handler side is an [`EventSender`]; the watch side a [`Queued`], which a platform's watch
-//! wraps, adding what only it can do ([`Watch::settle`](crate::backend::Watch::settle)). The logic lives here, once, so Linux
+//! wraps, adding what only it can do ([`Watch::settle`](crate::model::backend::Watch::settle)). The logic lives here, once, so Linux
 //! tests reach it.
 //!
 //! Only built with the `queued` feature (it needs tokio), and for this crate's own tests.
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{self, error::TryRecvError};
 
-use crate::backend::Seen;
+use crate::model::backend::Seen;
 use crate::{Error, ErrorCode, Result};
 
 /// How many verdicts may wait unread. A handler drops one that finds the queue full: what is
@@ -59,10 +59,10 @@ impl Heard {
 /// The watch side of one subscription: [`Watch::changed`], [`Watch::seen`], [`Watch::clear`]
 /// and [`Watch::proven`] as the platform watch that wraps it answers them.
 ///
-/// [`Watch::changed`]: crate::backend::Watch::changed
-/// [`Watch::seen`]: crate::backend::Watch::seen
-/// [`Watch::clear`]: crate::backend::Watch::clear
-/// [`Watch::proven`]: crate::backend::Watch::proven
+/// [`Watch::changed`]: crate::model::backend::Watch::changed
+/// [`Watch::seen`]: crate::model::backend::Watch::seen
+/// [`Watch::clear`]: crate::model::backend::Watch::clear
+/// [`Watch::proven`]: crate::model::backend::Watch::proven
 #[derive(Debug)]
 pub struct Queued {
     events: mpsc::Receiver<Option<Seen>>,

@@ -6,9 +6,18 @@
 use libfuzzer_sys::fuzz_target;
 
 const VARS: &[&str] = &[
-    "MCP_CU_CONFIG", "MCP_CU_SESSIONS_DIR", "MCP_CU_MODEL", "MCP_CU_LLM_URL", "MCP_CU_LLM_API",
-    "MCP_CU_BLOCKED_WORDS", "MCP_CU_HEALTH_PORT", "MCP_CU_APPROVALS", "MCP_CU_ACTION_LOG_TTL_HOURS",
-    "MCP_CU_MAX_ELEMENTS", "MCP_CU_TIMEOUT", "MCP_CU_MACHINES",
+    "MCP_CU_CONFIG",
+    "MCP_CU_SESSIONS_DIR",
+    "MCP_CU_MODEL",
+    "MCP_CU_LLM_URL",
+    "MCP_CU_LLM_API",
+    "MCP_CU_BLOCKED_WORDS",
+    "MCP_CU_HEALTH_PORT",
+    "MCP_CU_APPROVALS",
+    "MCP_CU_ACTION_LOG_TTL_HOURS",
+    "MCP_CU_MAX_ELEMENTS",
+    "MCP_CU_TIMEOUT",
+    "MCP_CU_MACHINES",
 ];
 
 fuzz_target!(|input: (String, String, Vec<(u8, String)>)| {

@@ -3,9 +3,9 @@
 //! promises (ranges on char boundaries that match, pieces that join back to the text).
 #![no_main]
 
-use cu_core::activation::split_text;
-use cu_core::safety::Gate;
-use cu_core::text;
+use cu_core::model::text;
+use cu_core::policy::activation::split_text;
+use cu_core::policy::safety::Gate;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (String, String, Vec<String>)| {
@@ -22,15 +22,17 @@ fuzz_target!(|input: (String, String, Vec<String>)| {
     let whole = gate.check(&haystack);
     if !whole.is_allowed() {
         // Labels judged together are blocked when one of them is.
-        assert!(!gate.check_all([needle.as_str(), haystack.as_str()]).is_allowed());
+        assert!(!gate
+            .check_all([needle.as_str(), haystack.as_str()])
+            .is_allowed());
     }
     let pieces = split_text(&haystack);
     let joined: String = pieces.iter().map(|(p, _)| *p).collect();
     assert_eq!(joined, haystack, "the pieces of typed text join back to it");
-    let _ = cu_core::keys::parse_combo(&needle);
-    let _ = cu_core::question::check(&haystack, 500);
-    let _ = cu_core::matching::validate_label(&needle);
-    let _ = cu_core::extract::next_step(std::slice::from_ref(&haystack));
-    let _ = cu_core::extract::last_message(&[haystack.clone(), needle.clone()]);
-    let _ = cu_core::extract::failures(std::slice::from_ref(&haystack));
+    let _ = cu_core::model::keys::parse_combo(&needle);
+    let _ = cu_core::policy::question::check(&haystack, 500);
+    let _ = cu_core::policy::matching::validate_label(&needle);
+    let _ = cu_core::policy::extract::next_step(std::slice::from_ref(&haystack));
+    let _ = cu_core::policy::extract::last_message(&[haystack.clone(), needle.clone()]);
+    let _ = cu_core::policy::extract::failures(std::slice::from_ref(&haystack));
 });

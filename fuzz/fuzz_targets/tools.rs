@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arbitrary::Unstructured;
 use cu_backend_scripted::Scripted;
 use cu_core::config::Config;
-use cu_core::geometry::Point;
+use cu_core::model::geometry::Point;
 use cu_mcp::server::McpServer;
 use cu_mcp::wire::answer_json;
 use cu_tools::Service;
@@ -30,25 +30,49 @@ dialog "Question" @0,0 400x160
 "#;
 
 // gui_open is left out: it starts real programs (its decision table is unit-tested in
-// cu_core::launch).
+// cu_core::policy::launch).
 const TOOLS: &[&str] = &[
-    "gui_list", "gui_state", "gui_wait", "gui_action", "gui_window", "gui_clipboard", "click",
-    "type_text", "look_at_screen", "ping", "health", "release_model", "gui_internal_desktop",
+    "gui_list",
+    "gui_state",
+    "gui_wait",
+    "gui_action",
+    "gui_window",
+    "gui_clipboard",
+    "click",
+    "type_text",
+    "look_at_screen",
+    "ping",
+    "health",
+    "release_model",
+    "gui_internal_desktop",
     "no_such_tool",
 ];
 
 fn runtime() -> Option<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().ok()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()
 }
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(tool) = u.choose(TOOLS).map(|t| t.to_string()) else { return };
-    let Ok(mut args) = cu_fuzz::object(&mut u, 3) else { return };
-    let (Ok(real_state), Ok(real_window)) = (u.ratio(2, 3), u.ratio(3, 4)) else { return };
-    let (Some(rt), Ok(dir)) = (runtime(), tempfile::tempdir()) else { return };
+    let Ok(tool) = u.choose(TOOLS).map(|t| t.to_string()) else {
+        return;
+    };
+    let Ok(mut args) = cu_fuzz::object(&mut u, 3) else {
+        return;
+    };
+    let (Ok(real_state), Ok(real_window)) = (u.ratio(2, 3), u.ratio(3, 4)) else {
+        return;
+    };
+    let (Some(rt), Ok(dir)) = (runtime(), tempfile::tempdir()) else {
+        return;
+    };
     let backend = Scripted::new();
-    let Ok(window) = backend.open(DIALOG, Point::new(100, 100)) else { return };
+    let Ok(window) = backend.open(DIALOG, Point::new(100, 100)) else {
+        return;
+    };
     let mut config = Config::defaults(&|name| (name == "MCP_CU_MODEL").then(|| "none".to_string()));
     config.sessions_dir = dir.path().to_path_buf();
     // Waits (gui_wait, expect) end within a second.
@@ -69,14 +93,22 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
         }
-        let answer = tokio::time::timeout(std::time::Duration::from_secs(20), server.call(&tool, args)).await;
-        let Ok(answer) = answer else { panic!("{tool} did not answer within 20 s") };
+        let answer =
+            tokio::time::timeout(std::time::Duration::from_secs(20), server.call(&tool, args))
+                .await;
+        let Ok(answer) = answer else {
+            panic!("{tool} did not answer within 20 s")
+        };
         let error = match answer {
             Ok(result) => answer_json(result).err(),
             Err(e) => Some(e),
         };
         if let Some(e) = error {
-            assert!(e.code != cu_core::ErrorCode::Internal, "{tool}: INTERNAL: {}", e.message);
+            assert!(
+                e.code != cu_core::ErrorCode::Internal,
+                "{tool}: INTERNAL: {}",
+                e.message
+            );
         }
     });
 });

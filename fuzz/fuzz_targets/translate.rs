@@ -4,23 +4,60 @@
 #![no_main]
 
 use arbitrary::Unstructured;
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::geometry::{Point, Rect};
 use libfuzzer_sys::fuzz_target;
 
 const INTERFACES: &[&str] = &[
-    "org.a11y.atspi.Action", "org.a11y.atspi.EditableText", "org.a11y.atspi.Value",
-    "org.a11y.atspi.Text", "org.a11y.atspi.Component",
+    "org.a11y.atspi.Action",
+    "org.a11y.atspi.EditableText",
+    "org.a11y.atspi.Value",
+    "org.a11y.atspi.Text",
+    "org.a11y.atspi.Component",
 ];
 const AX_ROLES: &[&str] = &[
-    "AXButton", "AXCheckBox", "AXRadioButton", "AXTextField", "AXTextArea", "AXStaticText",
-    "AXWindow", "AXSheet", "AXMenuItem", "AXMenuBarItem", "AXRow", "AXCell", "AXWebArea",
-    "AXGroup", "AXPopUpButton", "AXComboBox", "AXLink", "AXImage", "AXUnknown",
+    "AXButton",
+    "AXCheckBox",
+    "AXRadioButton",
+    "AXTextField",
+    "AXTextArea",
+    "AXStaticText",
+    "AXWindow",
+    "AXSheet",
+    "AXMenuItem",
+    "AXMenuBarItem",
+    "AXRow",
+    "AXCell",
+    "AXWebArea",
+    "AXGroup",
+    "AXPopUpButton",
+    "AXComboBox",
+    "AXLink",
+    "AXImage",
+    "AXUnknown",
 ];
-const AX_SUBROLES: &[&str] = &["AXSecureTextField", "AXDialog", "AXStandardWindow", "AXSwitch", "AXSearchField"];
-const AX_ACTIONS: &[&str] = &["AXPress", "AXShowMenu", "AXIncrement", "AXConfirm", "AXPick", "AXRaise"];
+const AX_SUBROLES: &[&str] = &[
+    "AXSecureTextField",
+    "AXDialog",
+    "AXStandardWindow",
+    "AXSwitch",
+    "AXSearchField",
+];
+const AX_ACTIONS: &[&str] = &[
+    "AXPress",
+    "AXShowMenu",
+    "AXIncrement",
+    "AXConfirm",
+    "AXPick",
+    "AXRaise",
+];
 
 fn rect(u: &mut Unstructured<'_>) -> arbitrary::Result<Rect> {
-    Ok(Rect::new(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?, u.arbitrary()?))
+    Ok(Rect::new(
+        u.arbitrary()?,
+        u.arbitrary()?,
+        u.arbitrary()?,
+        u.arbitrary()?,
+    ))
 }
 
 fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
@@ -45,7 +82,11 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let _ = at::collapse_doubled_name(&name);
     let _ = at::visible_name(&name);
     let _ = cu_backend_linux::session_env::parse_env_lines(&name);
-    let _ = cu_backend_linux::keys::parse_combo(&name);
+    if let Ok(combo) = name.parse::<cu_core::model::keys::Combo>() {
+        let _ = cu_backend_linux::keys::keysyms(&combo);
+        // What a combination shows parses back to the same keys.
+        assert_eq!(combo.to_string().parse().ok(), Some(combo));
+    }
     for c in name.chars().take(8) {
         let _ = cu_backend_linux::keys::keysym_of_char(c);
     }
@@ -93,8 +134,16 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         modal: u.arbitrary()?,
         value_settable: u.arbitrary()?,
     };
-    let ax_role = if u.ratio(1, 4)? { name.clone() } else { u.choose(AX_ROLES)?.to_string() };
-    let subrole = if u.arbitrary()? { Some(*u.choose(AX_SUBROLES)?) } else { None };
+    let ax_role = if u.ratio(1, 4)? {
+        name.clone()
+    } else {
+        u.choose(AX_ROLES)?.to_string()
+    };
+    let subrole = if u.arbitrary()? {
+        Some(*u.choose(AX_SUBROLES)?)
+    } else {
+        None
+    };
     let role = ax::role(&ax_role, subrole);
     let _ = ax::states(role, &attributes);
     let actions: Vec<&str> = (0..u.int_in_range(0..=3)?)
@@ -103,15 +152,29 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let _ = ax::actions(role, &actions, &attributes);
     let _ = cu_backend_macos::points::to_window(r, w);
     let _ = cu_backend_macos::points::to_global(p, w);
-    let _ = cu_backend_macos::points::capture_points(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?);
+    let _ =
+        cu_backend_macos::points::capture_points(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?);
     let _ = cu_backend_macos::keys::text_runs(&name);
 
     // Frames: small pixels, arbitrary rectangles.
     let (fw, fh) = (u.int_in_range(0..=16u32)?, u.int_in_range(0..=16u32)?);
-    let pixels: Vec<u8> = (0..fw * fh * 4).map(|_| u.arbitrary().unwrap_or(255)).collect();
+    let pixels: Vec<u8> = (0..fw * fh * 4)
+        .map(|_| u.arbitrary().unwrap_or(255))
+        .collect();
     let _ = cu_backend_linux::frame::opaque_rect(&pixels, fw, fh);
-    let _ = cu_backend_linux::frame::locate_window(&pixels, fw, fh, (u.arbitrary()?, u.arbitrary()?), r);
-    let small = Rect::new(u.int_in_range(-64..=64)?, u.int_in_range(-64..=64)?, u.int_in_range(-8..=64)?, u.int_in_range(-8..=64)?);
+    let _ = cu_backend_linux::frame::locate_window(
+        &pixels,
+        fw,
+        fh,
+        (u.arbitrary()?, u.arbitrary()?),
+        r,
+    );
+    let small = Rect::new(
+        u.int_in_range(-64..=64)?,
+        u.int_in_range(-64..=64)?,
+        u.int_in_range(-8..=64)?,
+        u.int_in_range(-8..=64)?,
+    );
     let _ = cu_backend_linux::frame::crop(&pixels, fw, fh, small);
     let _ = cu_backend_linux::frame::crop(&pixels, fw, fh, r);
     let children: Vec<(i32, i32, i32, i32)> = u.arbitrary()?;

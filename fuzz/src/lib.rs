@@ -3,28 +3,100 @@
 //! backend builds) and arbitrary in content (names, numbers, states, bounds).
 
 use arbitrary::{Result, Unstructured};
-use cu_core::element::{ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, State, StateSet};
-use cu_core::geometry::Rect;
-use cu_core::role::Role;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{
+    ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, State, StateSet,
+};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
+use cu_core::model::window::{WindowId, WindowInfo};
 
 /// Every role's wire name.
 pub const ROLES: &[&str] = &[
-    "window", "dialog", "alert", "button", "toggle_button", "check_box", "radio_button", "switch",
-    "combo_box", "text_input", "password_input", "text_area", "spin_button", "slider",
-    "scroll_bar", "progress_bar", "link", "menu_bar", "menu", "menu_item", "check_menu_item",
-    "radio_menu_item", "list", "list_item", "tree", "tree_item", "table", "row", "cell",
-    "column_header", "row_header", "tab_list", "tab", "tab_panel", "toolbar", "status_bar",
-    "label", "heading", "paragraph", "image", "document", "form", "group", "scroll_pane",
-    "separator", "tooltip", "canvas", "terminal", "application", "unknown",
+    "window",
+    "dialog",
+    "alert",
+    "button",
+    "toggle_button",
+    "check_box",
+    "radio_button",
+    "switch",
+    "combo_box",
+    "text_input",
+    "password_input",
+    "text_area",
+    "spin_button",
+    "slider",
+    "scroll_bar",
+    "progress_bar",
+    "link",
+    "menu_bar",
+    "menu",
+    "menu_item",
+    "check_menu_item",
+    "radio_menu_item",
+    "list",
+    "list_item",
+    "tree",
+    "tree_item",
+    "table",
+    "row",
+    "cell",
+    "column_header",
+    "row_header",
+    "tab_list",
+    "tab",
+    "tab_panel",
+    "toolbar",
+    "status_bar",
+    "label",
+    "heading",
+    "paragraph",
+    "image",
+    "document",
+    "form",
+    "group",
+    "scroll_pane",
+    "separator",
+    "tooltip",
+    "canvas",
+    "terminal",
+    "application",
+    "unknown",
 ];
 
 /// Words that reach deep paths: blocked words, profile markers, mnemonics, confusables, case
 /// folds of other lengths.
 const WORDS: &[&str] = &[
-    "Delete", "Send", "Submit", "Pay", "Remove", "Close", "OK", "Cancel", "_Delete", "&Save",
-    "Next step:", "next step:", "Error", "failed", "İ", "K", "ß", "ﬃ", "\u{202e}", "\u{200b}",
-    "Claude", "Visual Studio Code", " - ", "\n", "\t", "Löschen", "מחק", "é", "Ε", "…",
+    "Delete",
+    "Send",
+    "Submit",
+    "Pay",
+    "Remove",
+    "Close",
+    "OK",
+    "Cancel",
+    "_Delete",
+    "&Save",
+    "Next step:",
+    "next step:",
+    "Error",
+    "failed",
+    "İ",
+    "K",
+    "ß",
+    "ﬃ",
+    "\u{202e}",
+    "\u{200b}",
+    "Claude",
+    "Visual Studio Code",
+    " - ",
+    "\n",
+    "\t",
+    "Löschen",
+    "מחק",
+    "é",
+    "Ε",
+    "…",
 ];
 
 /// A piece of text: arbitrary, or words from [`WORDS`] joined.
@@ -64,7 +136,12 @@ pub fn states(u: &mut Unstructured<'_>) -> Result<StateSet> {
 fn rect(u: &mut Unstructured<'_>) -> Result<Rect> {
     if u.ratio(1, 8)? {
         // Extremes: what a broken toolkit reports.
-        return Ok(Rect::new(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?, u.arbitrary()?));
+        return Ok(Rect::new(
+            u.arbitrary()?,
+            u.arbitrary()?,
+            u.arbitrary()?,
+            u.arbitrary()?,
+        ));
     }
     Ok(Rect::new(
         u.int_in_range(-50..=2000)?,
@@ -147,10 +224,42 @@ pub fn snapshot(u: &mut Unstructured<'_>, max: usize) -> Result<Snapshot> {
 
 /// Keys the tools' arguments use, so that generated objects reach past "unknown field".
 const KEYS: &[&str] = &[
-    "window_id", "state_id", "actions", "action", "id", "label", "text", "key", "keys", "x",
-    "y", "to_x", "to_y", "value", "confirm_dangerous", "all", "max_elements", "bounds", "app",
-    "question", "session", "subtree", "image", "button", "clear", "submit", "machine", "kind",
-    "role", "delta", "direction", "amount", "include_image", "element", "double", "query",
+    "window_id",
+    "state_id",
+    "actions",
+    "action",
+    "id",
+    "label",
+    "text",
+    "key",
+    "keys",
+    "x",
+    "y",
+    "to_x",
+    "to_y",
+    "value",
+    "confirm_dangerous",
+    "all",
+    "max_elements",
+    "bounds",
+    "app",
+    "question",
+    "session",
+    "subtree",
+    "image",
+    "button",
+    "clear",
+    "submit",
+    "machine",
+    "kind",
+    "role",
+    "delta",
+    "direction",
+    "amount",
+    "include_image",
+    "element",
+    "double",
+    "query",
 ];
 
 /// A JSON value, nested at most `depth` deep; objects use the tools' own keys mostly.
@@ -176,10 +285,17 @@ pub fn json(u: &mut Unstructured<'_>, depth: u32) -> Result<serde_json::Value> {
 }
 
 /// A JSON object with the tools' keys mostly.
-pub fn object(u: &mut Unstructured<'_>, depth: u32) -> Result<serde_json::Map<String, serde_json::Value>> {
+pub fn object(
+    u: &mut Unstructured<'_>,
+    depth: u32,
+) -> Result<serde_json::Map<String, serde_json::Value>> {
     let mut map = serde_json::Map::new();
     for _ in 0..u.int_in_range(0..=5)? {
-        let key = if u.ratio(7, 8)? { u.choose(KEYS)?.to_string() } else { u.arbitrary()? };
+        let key = if u.ratio(7, 8)? {
+            u.choose(KEYS)?.to_string()
+        } else {
+            u.arbitrary()?
+        };
         map.insert(key, json(u, depth)?);
     }
     Ok(map)

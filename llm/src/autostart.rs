@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use cu_core::config::{Config, LlmApi};
-use cu_core::persist::{now_ms, write_atomic};
+use cu_core::store::persist::{now_ms, write_atomic};
 use serde::{Deserialize, Serialize};
 
 use crate::ModelClient;

@@ -8,7 +8,7 @@
 //!
 //! [`autostart`] starts a local `ollama serve` once, guarded by a port check and a lock file;
 //! [`memory`] picks the keep-alive and watches free RAM. What to ask and how long to wait are
-//! the caller's (`cu-tools`), built on [`prompt`] and `cu_core::timeouts`.
+//! the caller's (`cu-tools`), built on [`prompt`] and `cu_core::policy::timeouts`.
 
 pub mod autostart;
 mod client;

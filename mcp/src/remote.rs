@@ -10,7 +10,7 @@
 //! [`Remote`] trait; this module is the pure routing and rewriting.
 
 use async_trait::async_trait;
-use cu_core::window::WindowInfo;
+use cu_core::model::window::WindowInfo;
 use cu_core::{Error, ErrorCode};
 use rmcp::model::{CallToolResult, JsonObject};
 use serde::{Deserialize, Serialize};

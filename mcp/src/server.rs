@@ -403,7 +403,7 @@ mod tests {
 
     use cu_backend_scripted::{Call, Scripted};
     use cu_core::config::Config;
-    use cu_core::geometry::Point;
+    use cu_core::model::geometry::Point;
 
     use super::*;
 
@@ -411,7 +411,7 @@ mod tests {
     fn scripted(
         dir: &tempfile::TempDir,
         button: &str,
-    ) -> (Scripted, cu_core::window::WindowId, Arc<Service>) {
+    ) -> (Scripted, cu_core::model::window::WindowId, Arc<Service>) {
         let backend = Scripted::new();
         let window = backend
             .open(

@@ -4,7 +4,7 @@
 Reads the catalogs installed on this (Debian 12) machine, finds the messages whose English source
 text is one of the gate's verbs ("Delete", "Send", "Pay", ...), and writes
 
-  core/src/safety_words.rs   the generated Rust table (language, English verb, translation, count)
+  core/src/policy/safety_words.rs   the generated Rust table (language, English verb, translation, count)
   scripts/gate-words/report.txt   what was kept, what was dropped and why, and the gaps
 
 Catalogs read (whatever of these is installed):

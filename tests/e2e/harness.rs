@@ -6,10 +6,10 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use cu_core::backend::Backend;
-use cu_core::element::{Node, Snapshot, SnapshotOptions};
-use cu_core::role::Role;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::backend::Backend;
+use cu_core::model::element::{Node, Snapshot, SnapshotOptions};
+use cu_core::model::role::Role;
+use cu_core::model::window::{WindowId, WindowInfo};
 
 static DESKTOP_LOCK: Mutex<()> = Mutex::new(());
 

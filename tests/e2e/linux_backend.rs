@@ -3,10 +3,10 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
-use cu_core::element::{SnapshotOptions, State, TruncationReason};
-use cu_core::geometry::Rect;
-use cu_core::role::Role;
+use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
+use cu_core::model::element::{SnapshotOptions, State, TruncationReason};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
 use cu_core::ErrorCode;
 
 use crate::harness::{desktop, eventually, find, shows, try_find, Desktop};
@@ -35,7 +35,7 @@ fn xwininfo_bounds(id: &str) -> Rect {
     )
 }
 
-async fn click_center(d: &Desktop, window: &cu_core::window::WindowId, bounds: Rect) {
+async fn click_center(d: &Desktop, window: &cu_core::model::window::WindowId, bounds: Rect) {
     d.backend
         .input(
             window,
@@ -419,7 +419,7 @@ async fn closed_window_and_killed_app_give_window_not_found() {
         .input(
             &w.id,
             &InputEvent::Click {
-                at: cu_core::geometry::Point::new(5, 5),
+                at: cu_core::model::geometry::Point::new(5, 5),
                 button: MouseButton::Left,
                 count: 1,
             },
@@ -453,9 +453,9 @@ async fn points_outside_the_window_are_refused() {
     let w = d.window_of(&qt).await;
     let b = w.bounds.unwrap_or_else(|| panic!("no bounds"));
     for at in [
-        cu_core::geometry::Point::new(-1, 5),
-        cu_core::geometry::Point::new(b.width, 5),
-        cu_core::geometry::Point::new(5, b.height + 40),
+        cu_core::model::geometry::Point::new(-1, 5),
+        cu_core::model::geometry::Point::new(b.width, 5),
+        cu_core::model::geometry::Point::new(5, b.height + 40),
     ] {
         let err = d
             .backend
@@ -581,7 +581,7 @@ async fn capture_refuses_covered_and_minimized_windows() {
 }
 
 /// Drains a watch until it stays quiet for `quiet`; panics if the app never goes quiet.
-async fn settle(watch: &mut Box<dyn cu_core::backend::Watch>, quiet: Duration) {
+async fn settle(watch: &mut Box<dyn cu_core::model::backend::Watch>, quiet: Duration) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while watch.changed(quiet).await {
         assert!(Instant::now() < deadline, "the app never went quiet");

@@ -1,6 +1,6 @@
 //! Candidates that read the same are told apart in TARGET_AMBIGUOUS: each says where it is.
 
-use cu_core::geometry::Point;
+use cu_core::model::geometry::Point;
 use cu_core::ErrorCode;
 
 use super::test_support::{block_on, Lab};

@@ -8,12 +8,12 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::approvals::{Approval, Status, Target};
-use cu_core::audit::AuditRecord;
-use cu_core::element::ElementIdentity;
-use cu_core::geometry::Point;
-use cu_core::role::Role;
-use cu_core::window::WindowId;
+use cu_core::model::element::ElementIdentity;
+use cu_core::model::geometry::Point;
+use cu_core::model::role::Role;
+use cu_core::model::window::WindowId;
+use cu_core::store::approvals::{Approval, Status, Target};
+use cu_core::store::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 use serde_json::json;
 
@@ -198,7 +198,7 @@ fn audit_decision(service: &Service, window: &WindowId, approval: &Approval) {
             approval.decided_by.as_deref().unwrap_or("nobody"),
             approval
                 .decided_ms
-                .map(|ms| cu_core::audit::format_time(
+                .map(|ms| cu_core::store::audit::format_time(
                     std::time::UNIX_EPOCH + Duration::from_millis(ms)
                 ))
                 .unwrap_or_default(),

@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
-use cu_core::audit::AuditRecord;
-use cu_core::matching::{self, Resolution};
-use cu_core::wait::Condition;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::matching::{self, Resolution};
+use cu_core::policy::wait::Condition;
+use cu_core::store::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

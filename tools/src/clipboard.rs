@@ -3,7 +3,7 @@
 //! hold passwords). Neither the text written nor the text read is ever logged: the audit record
 //! holds the op and the number of characters.
 
-use cu_core::audit::AuditRecord;
+use cu_core::store::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@
 //! refused without confirmation, leaves its state usable and presses nothing; with
 //! `confirm_dangerous` it goes through.
 
-use cu_core::geometry::Point;
+use cu_core::model::geometry::Point;
 use cu_core::ErrorCode;
 use serde_json::json;
 

@@ -8,9 +8,9 @@
 //! input is refused (`WINDOW_MOVED`, `WINDOW_NOT_FOUND`) and nothing is sent. Points outside the
 //! window are refused by the backend.
 
-use cu_core::backend::InputEvent;
-use cu_core::geometry::Rect;
-use cu_core::window::WindowId;
+use cu_core::model::backend::InputEvent;
+use cu_core::model::geometry::Rect;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
@@ -95,7 +95,7 @@ pub enum DesktopAnswer {
     /// Approvals, or one decided.
     Approvals {
         /// The approvals.
-        approvals: Vec<cu_core::approvals::Approval>,
+        approvals: Vec<cu_core::store::approvals::Approval>,
     },
     /// A stored crop.
     Crop {
@@ -122,7 +122,7 @@ impl Service {
     }
 
     fn audit_desktop(&self, req: &DesktopRequest, error: Option<&Error>) {
-        let mut record = cu_core::audit::AuditRecord {
+        let mut record = cu_core::store::audit::AuditRecord {
             result: Some(if error.is_some() { "failed" } else { "ok" }.into()),
             error_code: error.map(|e| e.code.as_str().to_owned()),
             how: Some("desktop_page".into()),

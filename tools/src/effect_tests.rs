@@ -3,8 +3,8 @@
 //! opened by the step (named in `opened`), through both `gui_action` and `click`.
 
 use cu_backend_scripted::{Call, Reaction};
-use cu_core::geometry::{Point, Rect};
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::ErrorCode;
 
 use super::test_support::{block_on, on, Lab};
@@ -102,7 +102,7 @@ impl Lab {
     }
 
     async fn backend_windows(&self) -> Vec<WindowInfo> {
-        use cu_core::backend::Backend as _;
+        use cu_core::model::backend::Backend as _;
         self.backend.list_windows().await.unwrap()
     }
 }

@@ -8,7 +8,7 @@
 //! end throws random action sequences at a dialog with a blocked button.
 
 use cu_backend_scripted::{Call, Reaction, Scripted};
-use cu_core::geometry::Point;
+use cu_core::model::geometry::Point;
 use cu_core::ErrorCode;
 use serde_json::json;
 
@@ -750,7 +750,7 @@ fn regression_a_letter_in_libreoffices_view_menu_was_judged_by_a_toolbar_button(
 /// Observes `window` and sends `keys` to it.
 async fn key_in(
     lab: &Lab,
-    window: &cu_core::window::WindowId,
+    window: &cu_core::model::window::WindowId,
     keys: &str,
 ) -> cu_core::Result<crate::action::ActionResult> {
     let state_id = match lab

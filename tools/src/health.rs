@@ -1,6 +1,6 @@
 //! `health`: the desktop backend and the model server, each checked now.
 
-use cu_core::backend::BackendInfo;
+use cu_core::model::backend::BackendInfo;
 use serde::Serialize;
 
 use crate::llm::ModelHealth;
@@ -67,7 +67,7 @@ pub struct GuiHealth {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend: Option<BackendInfo>,
     /// The backend's own checks (session, display, accessibility bus).
-    pub checks: Vec<cu_core::backend::HealthCheck>,
+    pub checks: Vec<cu_core::model::backend::HealthCheck>,
     /// Why the backend could not connect.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<serde_json::Value>,

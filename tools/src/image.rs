@@ -1,8 +1,8 @@
 //! Window screenshots as JPEG, in the same window-relative space as element bounds.
 
-use cu_core::backend::Backend;
 use cu_core::config::Config;
-use cu_core::window::WindowId;
+use cu_core::model::backend::Backend;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
@@ -41,7 +41,7 @@ pub(crate) async fn capture_marked(
     backend: &dyn Backend,
     window: &WindowId,
     config: &Config,
-    marks: &[(String, cu_core::geometry::Rect)],
+    marks: &[(String, cu_core::model::geometry::Rect)],
 ) -> Result<Shot> {
     capture_region(backend, window, config, None, marks).await
 }
@@ -52,7 +52,7 @@ pub(crate) async fn capture_crop(
     backend: &dyn Backend,
     window: &WindowId,
     config: &Config,
-    around: cu_core::geometry::Rect,
+    around: cu_core::model::geometry::Rect,
 ) -> Result<Vec<u8>> {
     Ok(capture_region(backend, window, config, Some(around), &[])
         .await?
@@ -63,8 +63,8 @@ async fn capture_region(
     backend: &dyn Backend,
     window: &WindowId,
     config: &Config,
-    around: Option<cu_core::geometry::Rect>,
-    marks: &[(String, cu_core::geometry::Rect)],
+    around: Option<cu_core::model::geometry::Rect>,
+    marks: &[(String, cu_core::model::geometry::Rect)],
 ) -> Result<Shot> {
     let timeout = std::time::Duration::from_secs_f64(config.image_timeout);
     let raw = tokio::time::timeout(timeout, backend.capture(window))

@@ -1,18 +1,18 @@
 //! Acting by visible label, what `click` (`click.rs`) and `type_text` (`type_text.rs`) share:
 //! every requested label is checked and judged by the gate before anything is observed; then
 //! `app` is resolved to one window; then, per step, a fresh snapshot, label matching
-//! (`cu_core::matching`), the gate again on the resolved element's own label, and the action
+//! (`cu_core::policy::matching`), the gate again on the resolved element's own label, and the action
 //! itself, semantic first, through the same step runner as `gui_action`, with its effect
 //! observed. Every step, and every refused call, is one audit record; typed text never is.
 
-use cu_core::approvals::Target;
-use cu_core::audit::AuditRecord;
-use cu_core::element::{Node, Snapshot, SnapshotOptions, State};
-use cu_core::matching::{self, Ranked, Resolution};
-use cu_core::role::Role;
-use cu_core::safety::Decision;
-use cu_core::state_registry::{SavedElement, SavedState};
-use cu_core::window::WindowInfo;
+use cu_core::model::element::{Node, Snapshot, SnapshotOptions, State};
+use cu_core::model::role::Role;
+use cu_core::model::window::WindowInfo;
+use cu_core::policy::matching::{self, Ranked, Resolution};
+use cu_core::policy::safety::Decision;
+use cu_core::store::approvals::Target;
+use cu_core::store::audit::AuditRecord;
+use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 use serde_json::json;

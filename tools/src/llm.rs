@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cu_core::config::{Config, LlmApi};
-use cu_core::sessions::Sessions;
-use cu_core::timeouts::{Timeout, TimingStats};
+use cu_core::policy::timeouts::{Timeout, TimingStats};
+use cu_core::store::sessions::Sessions;
 use cu_core::{Error, ErrorCode, Result};
 use cu_llm::autostart::{self, Outcome};
 use cu_llm::memory::{self, KeepReason};
@@ -139,7 +139,7 @@ impl ModelRuntime {
         if self.config.call_budget_seconds > 0.0 {
             let left = self.config.call_budget_seconds
                 - call_started.elapsed().as_secs_f64()
-                - 2.0 * cu_core::timeouts::MIN_USEFUL_BUDGET;
+                - 2.0 * cu_core::policy::timeouts::MIN_USEFUL_BUDGET;
             wait = wait.min(Duration::from_secs_f64(left.max(1.0)));
         }
         match autostart::ensure_running(client, &self.config, wait).await {
@@ -323,7 +323,7 @@ impl ModelRuntime {
             };
         if self.config.call_budget_seconds > 0.0 {
             let left = self.config.call_budget_seconds - call_started.elapsed().as_secs_f64();
-            if left < cu_core::timeouts::MIN_USEFUL_BUDGET {
+            if left < cu_core::policy::timeouts::MIN_USEFUL_BUDGET {
                 return None;
             }
             seconds = seconds.min(left);
@@ -368,7 +368,7 @@ impl ModelRuntime {
         }
         if self.config.call_budget_seconds > 0.0 {
             let left = self.config.call_budget_seconds - call_started.elapsed().as_secs_f64();
-            if left < cu_core::timeouts::MIN_USEFUL_BUDGET {
+            if left < cu_core::policy::timeouts::MIN_USEFUL_BUDGET {
                 return Err(budget_spent(client.model(), &self.config));
             }
             seconds = seconds.min(left);
@@ -475,7 +475,7 @@ fn budget_spent(model: &str, config: &Config) -> Error {
         ErrorCode::ModelTimeout,
         format!(
             "less than {}s of the {}s call budget is left for {model}",
-            cu_core::timeouts::MIN_USEFUL_BUDGET,
+            cu_core::policy::timeouts::MIN_USEFUL_BUDGET,
             config.call_budget_seconds
         ),
     )

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use cu_core::element::SnapshotOptions;
-use cu_core::extract::{self, Extracted, Status};
-use cu_core::sessions::{self, SessionKey, SessionRecord, Sessions};
-use cu_core::window::WindowInfo;
-use cu_core::{question, Error, ErrorCode, Result};
+use cu_core::model::element::SnapshotOptions;
+use cu_core::model::window::WindowInfo;
+use cu_core::policy::extract::{self, Extracted, Status};
+use cu_core::store::sessions::{self, SessionKey, SessionRecord, Sessions};
+use cu_core::{policy::question, Error, ErrorCode, Result};
 use cu_llm::{prompt, Chat};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -227,7 +227,7 @@ impl Service {
                     ];
                     let shown = extracted.text.iter().map(String::as_str).chain(around);
                     let read = extracted.readable.iter().map(String::as_str).chain(around);
-                    match cu_core::sanity::judge(summary, shown, read) {
+                    match cu_core::policy::sanity::judge(summary, shown, read) {
                         Ok(()) => {
                             body.summary = Some(summary.to_owned());
                             body.confidence = answered.reply.answer["confidence"]

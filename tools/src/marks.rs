@@ -3,7 +3,7 @@
 //! six colours, and the id in a small built-in 3×5 font (digits and `e`, doubled) on a box of
 //! the same colour at the element's top-left corner, kept inside the image.
 
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 use image::{Rgb, RgbImage};
 
 /// Outline and label colours, cycled by element.

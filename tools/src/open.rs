@@ -19,8 +19,8 @@ use std::collections::HashSet;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cu_core::element::SnapshotOptions;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::SnapshotOptions;
+use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -100,10 +100,10 @@ pub struct OpenResult {
 
 impl Service {
     /// `gui_open`: the launcher as a tool, for what the configuration permits
-    /// ([`cu_core::launch::judge`]), audited. A launch that shows no window answers `ok: false`
+    /// ([`cu_core::policy::launch::judge`]), audited. A launch that shows no window answers `ok: false`
     /// with `error`.
     pub async fn gui_open(&self, req: &OpenToolRequest) -> Result<OpenResult> {
-        let record = cu_core::audit::AuditRecord {
+        let record = cu_core::store::audit::AuditRecord {
             action: Some("gui_open".into()),
             target: Some(req.program.clone()),
             ..Default::default()
@@ -127,7 +127,7 @@ impl Service {
             _ => super::Outcome::Failed,
         };
         self.audit(
-            cu_core::audit::AuditRecord {
+            cu_core::store::audit::AuditRecord {
                 window: opened
                     .as_ref()
                     .ok()
@@ -156,20 +156,22 @@ impl Service {
         }
         let is_file = std::path::Path::new(&req.program).is_file();
         let apps = installed_apps();
-        let launch =
-            cu_core::launch::judge(&req.program, is_file, &self.config.apps_allow, &|name| {
-                apps.contains(name)
-            })?;
+        let launch = cu_core::policy::launch::judge(
+            &req.program,
+            is_file,
+            &self.config.apps_allow,
+            &|name| apps.contains(name),
+        )?;
         let allowed_by_user = self
             .config
             .apps_allow
             .iter()
             .any(|a| a.eq_ignore_ascii_case(&req.program));
-        if let cu_core::launch::Launch::Program(_) = &launch {
+        if let cu_core::policy::launch::Launch::Program(_) = &launch {
             if !allowed_by_user {
                 program_of_an_entry(&req.program)?;
                 if let Some(bad) = req.args.iter().find(|a| {
-                    !cu_core::launch::harmless_argument(a, std::path::Path::new(a).exists())
+                    !cu_core::policy::launch::harmless_argument(a, std::path::Path::new(a).exists())
                 }) {
                     return Err(Error::new(
                         ErrorCode::ProgramNotAllowed,
@@ -180,14 +182,14 @@ impl Service {
                 }
             }
         }
-        let handed_on = !matches!(launch, cu_core::launch::Launch::Program(_));
+        let handed_on = !matches!(launch, cu_core::policy::launch::Launch::Program(_));
         if handed_on && !req.args.is_empty() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
                 "args go with a program, not with a link or document",
             ));
         }
-        if cfg!(windows) && handed_on && !cu_core::launch::cmd_safe(&req.program) {
+        if cfg!(windows) && handed_on && !cu_core::policy::launch::cmd_safe(&req.program) {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
                 "the link or path holds characters the Windows opener (cmd) would interpret: & | < > ^ % ! \"",
@@ -561,8 +563,8 @@ fn is_executable(path: &std::path::Path) -> bool {
 fn command_for(program: &str, args: &[String]) -> Command {
     let is_file = std::path::Path::new(program).is_file();
     let document = matches!(
-        cu_core::launch::classify(program, is_file),
-        cu_core::launch::Launch::Document(_)
+        cu_core::policy::launch::classify(program, is_file),
+        cu_core::policy::launch::Launch::Document(_)
     );
     if document || is_document(program) {
         opener(program)

@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use cu_core::audit::AuditLog;
-use cu_core::backend::{Backend, BackendInfo};
-use cu_core::changes::View;
 use cu_core::config::Config;
-use cu_core::element::{DesktopInstance, SnapshotOptions};
-use cu_core::safety::Gate;
-use cu_core::state_registry::{SavedState, StateRegistry};
-use cu_core::views::ViewStore;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::backend::{Backend, BackendInfo};
+use cu_core::model::changes::View;
+use cu_core::model::element::{DesktopInstance, SnapshotOptions};
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::safety::Gate;
+use cu_core::store::audit::AuditLog;
+use cu_core::store::state_registry::{SavedState, StateRegistry};
+use cu_core::store::views::ViewStore;
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 
@@ -29,7 +29,7 @@ pub struct Service {
     /// The outlines of observations, for `since_state_id` and `gui_wait`.
     pub(crate) views: ViewStore,
     pub(crate) audit: AuditLog,
-    pub(crate) approvals: cu_core::approvals::Approvals,
+    pub(crate) approvals: cu_core::store::approvals::Approvals,
     pub(crate) config: Config,
     /// Set in a worker: this process's random id, added to the desktop marker of every saved
     /// state, so a restarted worker refuses the states of its previous life.
@@ -98,7 +98,7 @@ impl Service {
             states: StateRegistry::new(&config.sessions_dir),
             views: ViewStore::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
-            approvals: cu_core::approvals::Approvals::new(&config.sessions_dir),
+            approvals: cu_core::store::approvals::Approvals::new(&config.sessions_dir),
             model: ModelRuntime::new(&config),
             unsessioned_looks: std::sync::atomic::AtomicU32::new(0),
             config,
@@ -183,12 +183,12 @@ impl Service {
     /// comes from `outcome`, the error code from `error`; typed text is redacted.
     pub(crate) fn audit(
         &self,
-        record: cu_core::audit::AuditRecord,
+        record: cu_core::store::audit::AuditRecord,
         outcome: Outcome,
         error: Option<&Error>,
         typed: Option<&str>,
     ) {
-        let record = cu_core::audit::AuditRecord {
+        let record = cu_core::store::audit::AuditRecord {
             result: Some(outcome.as_str().into()),
             error_code: error.map(|e| e.code.as_str().to_owned()),
             ..record
@@ -199,7 +199,7 @@ impl Service {
     }
     /// Writes one audit record for a call forwarded to another machine.
     pub fn audit_forward(&self, machine: &str, tool: &str, error: Option<&Error>) {
-        let record = cu_core::audit::AuditRecord {
+        let record = cu_core::store::audit::AuditRecord {
             action: Some(format!("forward.{tool}")),
             machine: Some(machine.to_owned()),
             result: Some(if error.is_some() { "failed" } else { "ok" }.into()),
@@ -214,8 +214,8 @@ impl Service {
     pub(crate) async fn element_now(
         &self,
         window: &WindowId,
-        identity: &cu_core::element::ElementIdentity,
-    ) -> Option<cu_core::element::Node> {
+        identity: &cu_core::model::element::ElementIdentity,
+    ) -> Option<cu_core::model::element::Node> {
         let options = SnapshotOptions {
             subtree: Some(identity.clone()),
             max_depth: Some(0),
@@ -230,7 +230,7 @@ impl Service {
     pub(crate) async fn document_text(
         &self,
         window: &WindowId,
-        identity: &cu_core::element::ElementIdentity,
+        identity: &cu_core::model::element::ElementIdentity,
     ) -> Option<String> {
         let options = SnapshotOptions {
             subtree: Some(identity.clone()),

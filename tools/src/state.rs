@@ -2,12 +2,12 @@
 //! renders the outline and saves the state and view an acting call and `since_state_id` use
 //! later (`gui_wait` observes through them too).
 
-use cu_core::changes::{Changes, View, ViewLine};
-use cu_core::element::{SnapshotOptions, State, Truncation};
-use cu_core::outline::{self, OutlineOptions, Place};
-use cu_core::persist::now_ms;
-use cu_core::state_registry::{SavedElement, SavedState, StateRegistry};
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::changes::{Changes, View, ViewLine};
+use cu_core::model::element::{SnapshotOptions, State, Truncation};
+use cu_core::model::outline::{self, OutlineOptions, Place};
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::store::persist::now_ms;
+use cu_core::store::state_registry::{SavedElement, SavedState, StateRegistry};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
@@ -141,7 +141,7 @@ impl Service {
         let mut observed =
             crate::state::observe_window(self, &window, req, subtree, baseline.as_ref()).await?;
         if let Some(before) = &baseline {
-            let changes = cu_core::changes::diff(&before.lines, &observed.view.lines);
+            let changes = cu_core::model::changes::diff(&before.lines, &observed.view.lines);
             observed.result.outline = if changes.is_empty() {
                 "(nothing changed)\n".into()
             } else {
@@ -181,7 +181,7 @@ pub(crate) async fn observe_window(
     service: &Service,
     window: &WindowId,
     req: &StateRequest,
-    subtree: Option<cu_core::element::ElementIdentity>,
+    subtree: Option<cu_core::model::element::ElementIdentity>,
     keep: Option<&View>,
 ) -> Result<Recorded> {
     let options = SnapshotOptions {
@@ -208,7 +208,7 @@ pub(crate) async fn observe_window(
 pub(crate) fn record(
     service: &Service,
     window: &WindowId,
-    snapshot: &cu_core::element::Snapshot,
+    snapshot: &cu_core::model::element::Snapshot,
     req: &StateRequest,
     keep: Option<&View>,
 ) -> Result<Recorded> {
@@ -299,7 +299,7 @@ pub(crate) fn record(
 pub(crate) struct Recorded {
     pub(crate) result: StateResult,
     pub(crate) view: View,
-    pub(crate) marks: Vec<(String, cu_core::geometry::Rect)>,
+    pub(crate) marks: Vec<(String, cu_core::model::geometry::Rect)>,
 }
 
 /// How many outline lines changed between two observations.

@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use cu_core::backend::{InputEvent, MouseButton, SemanticAction};
-use cu_core::geometry::Point;
-use cu_core::keys::{Combo, Key, NamedKey};
-use cu_core::role::Role;
-use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
+use cu_core::model::geometry::Point;
+use cu_core::model::keys::{Combo, Key, NamedKey};
+use cu_core::model::role::Role;
+use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 

@@ -1,12 +1,12 @@
 //! From what an agent says to what the tools act on: `app` to one window, and a snapshot to the
 //! labelled candidates that label matching chooses from. Pure functions over backend data.
 
-use cu_core::element::{Node, Snapshot, State};
-use cu_core::geometry::Rect;
-use cu_core::matching::{self, Candidate, Ranked};
-use cu_core::role::Role;
-use cu_core::text;
-use cu_core::window::WindowInfo;
+use cu_core::model::element::{Node, Snapshot, State};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
+use cu_core::model::text;
+use cu_core::model::window::WindowInfo;
+use cu_core::policy::matching::{self, Candidate, Ranked};
 use cu_core::{Error, ErrorCode, Result};
 use serde_json::json;
 
@@ -122,7 +122,7 @@ impl Candidates {
             } else if node.name.trim().is_empty() {
                 // An unnamed checkbox takes its row's name, as the outline shows it; the row
                 // then names nothing else (one "Write report", the checkbox).
-                let label = cu_core::outline::shown_name(snapshot, node);
+                let label = cu_core::model::outline::shown_name(snapshot, node);
                 if !label.is_empty() {
                     borrowed_from.extend(node.parent.map(|p| p as usize));
                 }
@@ -179,7 +179,7 @@ impl Candidates {
         });
         // Two "Help"s that read the same are told apart by where they are.
         let within = node
-            .map(|n| cu_core::outline::context(snapshot, n))
+            .map(|n| cu_core::model::outline::context(snapshot, n))
             .unwrap_or_default();
         if !within.is_empty() {
             answer["in"] = json!(within);
@@ -314,8 +314,8 @@ pub fn usable(node: &Node, typing: bool) -> std::result::Result<(), Unusable> {
 
 #[cfg(test)]
 mod tests {
-    use cu_core::element::{DesktopInstance, ElementIdentity, Node};
-    use cu_core::window::WindowId;
+    use cu_core::model::element::{DesktopInstance, ElementIdentity, Node};
+    use cu_core::model::window::WindowId;
 
     use super::*;
 

@@ -7,7 +7,7 @@ use cu_backend_scripted::Scripted;
 use cu_core::config::Config;
 
 use cu_backend_scripted::DESKTOP;
-use cu_core::element::DesktopInstance;
+use cu_core::model::element::DesktopInstance;
 
 use super::{ActionRequest, Service, StateRequest, Step};
 
@@ -16,13 +16,13 @@ use super::{ActionRequest, Service, StateRequest, Step};
 pub(crate) struct Lab {
     pub backend: Scripted,
     pub service: Service,
-    pub window: cu_core::window::WindowId,
+    pub window: cu_core::model::window::WindowId,
     pub _dir: tempfile::TempDir,
 }
 
 impl Lab {
     /// A lab with one window from `fixture` at `origin`, effects watched for 50 ms.
-    pub(crate) fn with_window(fixture: &str, origin: cu_core::geometry::Point) -> Lab {
+    pub(crate) fn with_window(fixture: &str, origin: cu_core::model::geometry::Point) -> Lab {
         let dir = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(e) => panic!("{e}"),

@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use cu_core::config::Config;
-use cu_core::safety::Gate;
+use cu_core::policy::safety::Gate;
 use serde::{Deserialize, Serialize};
 
 /// The hidden argument that carries a controller's settings.

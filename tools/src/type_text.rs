@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::audit::AuditRecord;
-use cu_core::element::{Snapshot, State};
-use cu_core::matching::{self, Candidate, Ranked, Resolution, RoleClass};
-use cu_core::role::Role;
-use cu_core::state_registry::SavedElement;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{Snapshot, State};
+use cu_core::model::role::Role;
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::matching::{self, Candidate, Ranked, Resolution, RoleClass};
+use cu_core::store::audit::AuditRecord;
+use cu_core::store::state_registry::SavedElement;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

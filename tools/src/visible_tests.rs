@@ -3,7 +3,7 @@
 //! the observation is used up.
 
 use cu_backend_scripted::Reaction;
-use cu_core::geometry::Point;
+use cu_core::model::geometry::Point;
 use cu_core::ErrorCode;
 
 use super::test_support::{block_on, on, Lab};

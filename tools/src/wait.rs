@@ -1,7 +1,7 @@
 //! `gui_wait`, and the `expect` of acting tools: wait for a condition instead of polling with
 //! `gui_state`, and answer with a fresh observation and what changed.
 //!
-//! The condition is checked first ([`cu_core::wait::Condition::check`]); then the window is
+//! The condition is checked first ([`cu_core::policy::wait::Condition::check`]); then the window is
 //! observed until it holds or the timeout passes. Between observations the backend's change
 //! events wake the loop where it has them (`Backend::watch`, subscribed before the first look, so
 //! a change made while the window is being observed is not missed); elsewhere it polls every
@@ -12,10 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::changes::View;
-use cu_core::element::Snapshot;
-use cu_core::wait::{judge_element, judge_windows, Check, Condition, Verdict};
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::changes::View;
+use cu_core::model::element::Snapshot;
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::wait::{judge_element, judge_windows, Check, Condition, Verdict};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
@@ -145,7 +145,7 @@ pub(crate) async fn expect(
     service: &Service,
     window: &WindowId,
     check: &Check,
-    state: &cu_core::state_registry::SavedState,
+    state: &cu_core::store::state_registry::SavedState,
     timeout: Duration,
 ) -> WaitResult {
     let earlier = service.views.load(&state.state_id, &state.desktop).ok();
@@ -324,7 +324,7 @@ async fn wait_in_window(
                 crate::state::record(service, window, &snapshot, &request, baseline.as_ref())?;
             let changes = baseline
                 .as_ref()
-                .map(|before| cu_core::changes::diff(&before.lines, &observed.view.lines));
+                .map(|before| cu_core::model::changes::diff(&before.lines, &observed.view.lines));
             Ok(WaitResult {
                 outcome: if verdict.met {
                     WaitOutcome::Satisfied
@@ -374,7 +374,7 @@ fn stable(
     let lines: Vec<String> = snapshot
         .nodes
         .iter()
-        .map(|n| cu_core::outline::describe(snapshot, n))
+        .map(|n| cu_core::model::outline::describe(snapshot, n))
         .collect();
     let now = Instant::now();
     let since = match previous.take() {

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use cu_backend_scripted::Reaction;
-use cu_core::geometry::Point;
-use cu_core::wait::{Condition, Until};
+use cu_core::model::geometry::Point;
+use cu_core::policy::wait::{Condition, Until};
 use cu_core::ErrorCode;
 
 use super::test_support::{block_on, on, Lab};

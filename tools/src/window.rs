@@ -12,11 +12,11 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::audit::AuditRecord;
-use cu_core::backend::WindowChange;
-use cu_core::geometry::{Point, Size};
-use cu_core::safety::Decision;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::backend::WindowChange;
+use cu_core::model::geometry::{Point, Size};
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::safety::Decision;
+use cu_core::store::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 //! it, and bad requests refused before anything is sent.
 
 use cu_backend_scripted::{Event, Reaction, Scripted, CLOSE_REQUEST};
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::geometry::{Point, Rect};
 use cu_core::ErrorCode;
 
 use super::test_support::{block_on, Lab};
@@ -194,7 +194,7 @@ fn quit_closes_every_window_of_the_app_and_no_other() {
         .collect();
     assert_eq!(closed, [lab.window.clone(), second]);
     let left = block_on(async {
-        use cu_core::backend::Backend as _;
+        use cu_core::model::backend::Backend as _;
         lab.backend.list_windows().await.unwrap()
     });
     assert_eq!(

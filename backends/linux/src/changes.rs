@@ -6,7 +6,7 @@
 //! [`Seen::Focus`]; what no observation shows (geometry, the caret, text attributes, a button's
 //! transient press) is nothing, so it cannot make a step look `changed`.
 
-use cu_core::backend::Seen;
+use cu_core::model::backend::Seen;
 
 /// What the event `member` (with first argument `detail`) of the AT-SPI event interface
 /// `interface` says about its element; `None` for what no observation shows, and for

@@ -7,7 +7,7 @@
 //! coordinates for the portal's absolute pointer, and the rectangle cropped is the window's
 //! capture.
 
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 
 /// The bounding box of fully opaque pixels of an RGBA frame, `None` when there are none.
 pub fn opaque_rect(rgba: &[u8], width: u32, height: u32) -> Option<Rect> {

@@ -1,6 +1,6 @@
 //! `cu-core` keys to X keysyms: pure, so it is tested everywhere.
 
-use cu_core::keys::{self, Key, NamedKey};
+use cu_core::model::keys::{self, Key, NamedKey};
 
 /// A combination's keysyms: modifiers first, the key last.
 pub fn keysyms(combo: &keys::Combo) -> Vec<u32> {

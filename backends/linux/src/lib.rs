@@ -20,7 +20,7 @@
 //! - `sys/` (Linux only): the glue, as `uia/` and `ax/` are for the other adapters: `atspi/`
 //!   (one tree layer over the accessibility bus), `x11.rs` (X11 input and capture), `portal.rs`
 //!   (feature `portal`: the Wayland input/capture path through the XDG desktop portal), and
-//!   `backend.rs`, whose [`LinuxBackend`] ties them together behind `cu_core::backend::Backend`
+//!   `backend.rs`, whose [`LinuxBackend`] ties them together behind `cu_core::model::backend::Backend`
 //!   and connects lazily on the first GUI call.
 //!
 //! On other targets the crate compiles to the pure modules only.

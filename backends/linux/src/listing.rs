@@ -14,8 +14,8 @@
 //! Without X11 (Wayland) the showing accessible frames are the windows, positions unknown,
 //! except the compositor's own nameless stage.
 
-use cu_core::geometry::Rect;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::geometry::Rect;
+use cu_core::model::window::{WindowId, WindowInfo};
 
 /// One X11 client window (`_NET_CLIENT_LIST`).
 #[derive(Debug, Clone, PartialEq)]

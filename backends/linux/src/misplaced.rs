@@ -11,9 +11,9 @@
 //! sidebar, the style and font boxes), which are reported where they are drawn. Once
 //! LibreOffice reports the right place, nothing matches and nothing moves.
 
-use cu_core::element::{Node, State};
-use cu_core::geometry::Rect;
-use cu_core::role::Role;
+use cu_core::model::element::{Node, State};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
 
 /// A branch reported too high.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,7 @@ fn is_ancestor(nodes: &[Node], a: usize, d: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::element::ElementIdentity;
+    use cu_core::model::element::ElementIdentity;
 
     fn node(role: Role, name: &str, parent: Option<u32>, bounds: Rect) -> Node {
         let mut n = Node::new(role, ElementIdentity(name.into()));

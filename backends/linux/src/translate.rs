@@ -4,8 +4,8 @@
 //! `atspi-constants.h`), checked against python3-pyatspi 2.46 on the test desktop.
 //! Nothing here touches D-Bus, so it is tested on every platform.
 
-use cu_core::element::{ActionKind, State, StateSet};
-use cu_core::role::Role;
+use cu_core::model::element::{ActionKind, State, StateSet};
+use cu_core::model::role::Role;
 
 /// AT-SPI role numbers this module names explicitly.
 pub mod atspi_role {

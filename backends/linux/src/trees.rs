@@ -27,10 +27,10 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
-use cu_core::geometry::Rect;
-use cu_core::role::Role;
-use cu_core::window::WindowInfo;
+use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
+use cu_core::model::window::WindowInfo;
 
 /// One window's last walk and what it depended on.
 #[derive(Debug, Clone)]
@@ -147,7 +147,7 @@ impl KeptWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::window::WindowId;
+    use cu_core::model::window::WindowId;
 
     fn window(x: i32, title: &str) -> WindowInfo {
         WindowInfo {

@@ -9,7 +9,7 @@
 //! [`Seen::NewWindow`], the app at work in another window [`Seen::Elsewhere`], and what no
 //! observation shows (layout) nothing.
 
-use cu_core::backend::Seen;
+use cu_core::model::backend::Seen;
 
 /// `kAXWindowCreatedNotification`.
 pub const WINDOW_CREATED: &str = "AXWindowCreated";

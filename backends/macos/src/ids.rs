@@ -4,8 +4,8 @@
 //! lasting id, so an element is its index path from the window (`0.3.1`), checked when resolved
 //! against the role and name it had: a path that now leads elsewhere is refused, never acted on.
 
-use cu_core::element::ElementIdentity;
-use cu_core::window::WindowId;
+use cu_core::model::element::ElementIdentity;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
 /// The window id of a `CGWindowID`.

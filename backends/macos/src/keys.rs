@@ -4,7 +4,7 @@
 //! *positions* on a US keyboard, so `cmd+z` presses the key where Z is on a US layout, as most
 //! automation tools do; characters without a key here are typed as Unicode strings instead.
 
-use cu_core::keys::{Key, NamedKey};
+use cu_core::model::keys::{Key, NamedKey};
 
 /// `kCGEventFlagMaskShift`.
 pub const FLAG_SHIFT: u64 = 0x0002_0000;
@@ -153,7 +153,7 @@ pub fn text_runs(text: &str) -> Vec<Option<&str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::keys::parse_combo;
+    use cu_core::model::keys::parse_combo;
 
     fn presses(combo: &str) -> Vec<KeyPress> {
         parse_combo(combo).unwrap().into_iter().map(press).collect()

@@ -6,7 +6,7 @@
 //! sides agree: same process, then the same bounds (to the point), else the same title, else the
 //! only window of that process left.
 
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 
 /// One entry of `CGWindowListCopyWindowInfo`.
 #[derive(Debug, Clone, PartialEq)]

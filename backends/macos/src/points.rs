@@ -3,7 +3,7 @@
 //! logical pixels of the other platforms); window captures are in pixels, `backing_scale` (2.0
 //! on Retina) pixels per point.
 
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::geometry::{Point, Rect};
 
 /// A global AX rectangle as window-relative points of the window at `window`.
 pub fn to_window(rect: Rect, window: Rect) -> Rect {

@@ -1,7 +1,7 @@
 //! The AX vocabulary → `cu-core`'s: `AXRole` and `AXSubrole` strings, attributes, actions.
 
-use cu_core::element::{ActionKind, State, StateSet};
-use cu_core::role::Role;
+use cu_core::model::element::{ActionKind, State, StateSet};
+use cu_core::model::role::Role;
 
 /// The role of an element from its `AXRole` and `AXSubrole`.
 pub fn role(ax_role: &str, ax_subrole: Option<&str>) -> Role {

@@ -2,17 +2,19 @@
 //! failed or panicked on request.
 
 use async_trait::async_trait;
-use cu_core::backend::{
+use cu_core::model::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
     Watch, WindowChange, WindowImage,
 };
-use cu_core::element::{DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State};
-use cu_core::extract::outline_fixture;
-use cu_core::geometry::{Point, Rect};
-use cu_core::keys::{self};
-use cu_core::receiver::Probe;
-use cu_core::role::Role;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{
+    DesktopInstance, ElementIdentity, Node, Snapshot, SnapshotOptions, State,
+};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::keys::{self};
+use cu_core::model::receiver::Probe;
+use cu_core::model::role::Role;
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::extract::outline_fixture;
 use cu_core::{Error, ErrorCode, Result};
 
 use crate::watch::{Look, TypedWatch, WorldWatch};

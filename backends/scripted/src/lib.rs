@@ -1,7 +1,7 @@
 //! A backend for tests: the middle test boundary between pure logic and a real desktop.
 //!
 //! [`Scripted`] serves windows whose element trees are written in the fixture outline format
-//! (`cu_core::extract::outline_fixture`, with `@x,y wxh` bounds), and behaves the way a toolkit
+//! (`cu_core::policy::extract::outline_fixture`, with `@x,y wxh` bounds), and behaves the way a toolkit
 //! does where the safety gate cares:
 //!
 //! - focus moves on Tab and shift+Tab among focusable, enabled elements, and to what is clicked;
@@ -24,10 +24,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use cu_core::backend::{InputEvent, SemanticAction, WindowChange};
-use cu_core::extract::outline_fixture;
-use cu_core::geometry::{Point, Rect};
-use cu_core::window::WindowId;
+use cu_core::model::backend::{InputEvent, SemanticAction, WindowChange};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::window::WindowId;
+use cu_core::policy::extract::outline_fixture;
 use cu_core::ErrorCode;
 
 mod backend;
@@ -89,7 +89,7 @@ pub enum Call {
 #[derive(Clone)]
 pub struct Scripted {
     world: Arc<Mutex<World>>,
-    /// Bumped on every change of the world, for [`Backend::watch`](cu_core::backend::Backend::watch).
+    /// Bumped on every change of the world, for [`Backend::watch`](cu_core::model::backend::Backend::watch).
     changes: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
@@ -130,7 +130,7 @@ impl Scripted {
         Ok(w.add(snapshot, origin))
     }
 
-    /// Watches tell changes apart ([`Watch::seen`](cu_core::backend::Watch::seen)), as the AT-SPI backend's do; without this,
+    /// Watches tell changes apart ([`Watch::seen`](cu_core::model::backend::Watch::seen)), as the AT-SPI backend's do; without this,
     /// they only wake (and effects are watched by reading the window again).
     pub fn with_typed_events(self) -> Scripted {
         self.world().typed_events = true;
@@ -219,7 +219,7 @@ impl Scripted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::backend::Backend;
+    use cu_core::model::backend::Backend;
 
     const DIALOG: &str = "title: Question\n---\ndialog \"Question\" @0,0 300x100\n  label \"Delete the file?\" @10,10 200x20\n  button \"Cancel\" @10,60 80x30 [focused]\n  button \"_Delete\" @100,60 80x30 [default]\n";
 

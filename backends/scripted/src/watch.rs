@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use cu_core::backend::{Seen, Watch};
-use cu_core::element::State;
-use cu_core::window::WindowId;
+use cu_core::model::backend::{Seen, Watch};
+use cu_core::model::element::State;
+use cu_core::model::window::WindowId;
 use cu_core::Result;
 
 use crate::world::World;

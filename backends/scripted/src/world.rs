@@ -3,13 +3,15 @@
 
 use std::collections::HashMap;
 
-use cu_core::element::{ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, State};
-use cu_core::extract::outline_fixture;
-use cu_core::geometry::{Point, Rect};
-use cu_core::keys::{Key, NamedKey};
-use cu_core::receiver::Probe;
-use cu_core::role::Role;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{
+    ActionKind, DesktopInstance, ElementIdentity, Node, Snapshot, State,
+};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::keys::{Key, NamedKey};
+use cu_core::model::receiver::Probe;
+use cu_core::model::role::Role;
+use cu_core::model::window::{WindowId, WindowInfo};
+use cu_core::policy::extract::outline_fixture;
 use cu_core::{Error, ErrorCode, Result};
 
 use crate::{Call, Event, Reaction, DESKTOP};
@@ -129,7 +131,7 @@ impl World {
                     node.states.insert(State::Checked);
                 }
             }
-            Role::Menu if cu_core::receiver::opens_menu_only(node) => {
+            Role::Menu if cu_core::model::receiver::opens_menu_only(node) => {
                 // Opening a menu shows its items; nothing is pressed (a menu without items
                 // acts like a button: a web page's `<div role="menu" onclick=…>`).
                 node.states.insert(State::Expanded);
@@ -336,7 +338,7 @@ impl ScriptedWindow {
             .iter()
             .map(|i| {
                 let mut n = self.nodes[*i].clone();
-                cu_core::receiver::holds_items(
+                cu_core::model::receiver::holds_items(
                     &mut n,
                     self.nodes[*i]
                         .children
@@ -359,7 +361,7 @@ impl ScriptedWindow {
                 let sub = subtree(
                     &self.nodes,
                     path[r],
-                    Some(cu_core::receiver::INNER_LABEL_DEPTH),
+                    Some(cu_core::model::receiver::INNER_LABEL_DEPTH),
                 );
                 probe.inner_labels = Probe::from_subtree(&Snapshot::new(
                     self.info.clone(),
@@ -455,7 +457,10 @@ pub(crate) fn type_key(w: &mut World, window: &WindowId, keys: &[Key]) -> Result
                 let v = win.nodes[f].value.get_or_insert_with(String::new);
                 v.push('\n');
             }
-            Some(f) if cu_core::consequence::return_stays(&win.nodes[f]) && !win.takes_text(f) => {
+            Some(f)
+                if cu_core::policy::consequence::return_stays(&win.nodes[f])
+                    && !win.takes_text(f) =>
+            {
                 w.press(window, f)
             }
             // A check box, a list item or a single-line field does not take Return: the toolkit

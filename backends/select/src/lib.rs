@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use cu_core::backend::{Backend, Unavailable};
+use cu_core::model::backend::{Backend, Unavailable};
 
 /// The backend for this machine, not yet connected.
 pub fn platform_backend() -> Arc<dyn Backend> {

@@ -7,7 +7,7 @@
 //! [`Seen::Focus`]; what no observation shows (an element's rectangle) is nothing, so it cannot
 //! make a step look `changed`. A wait still wakes on it (its condition may be a place).
 
-use cu_core::backend::Seen;
+use cu_core::model::backend::Seen;
 
 /// A UI Automation event received from the watched window's subtree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

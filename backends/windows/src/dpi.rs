@@ -3,7 +3,7 @@
 //! = scale 1.0); SendInput's absolute coordinates are normalized to 0..=65535 over the virtual
 //! desktop.
 
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::geometry::{Point, Rect};
 
 /// The scale of a monitor at `dpi` (96 = 1.0, 144 = 1.5).
 pub fn scale(dpi: u32) -> f64 {

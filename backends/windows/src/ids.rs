@@ -4,8 +4,8 @@
 //! Automation runtime id (`uia:2a.1a2b3c.4`), which UI Automation keeps for the element's life
 //! and which a later process finds again with a `RuntimeId` property condition.
 
-use cu_core::element::ElementIdentity;
-use cu_core::window::WindowId;
+use cu_core::model::element::ElementIdentity;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
 /// The window id of an `HWND` value.

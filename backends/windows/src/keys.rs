@@ -5,7 +5,7 @@
 //! them. Keys on the navigation block need `KEYEVENTF_EXTENDEDKEY`, or they arrive as their
 //! numeric-keypad twins.
 
-use cu_core::keys::{Key, NamedKey};
+use cu_core::model::keys::{Key, NamedKey};
 
 /// How SendInput presses one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub enum TextStroke {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::keys::parse_combo;
+    use cu_core::model::keys::parse_combo;
 
     fn strokes(combo: &str) -> Vec<KeyStroke> {
         parse_combo(combo)

@@ -4,8 +4,8 @@
 //! `UIAutomationClient.h` (Windows SDK), as Microsoft's "Control Type Identifiers" and
 //! "Control Pattern Identifiers" pages list them.
 
-use cu_core::element::{ActionKind, State, StateSet};
-use cu_core::role::Role;
+use cu_core::model::element::{ActionKind, State, StateSet};
+use cu_core::model::role::Role;
 
 /// Control type ids this module names.
 pub mod control_type {

@@ -11,15 +11,15 @@
 mod plan;
 mod step;
 
-use cu_core::activation::{self, Reach};
-use cu_core::approvals::Target;
-use cu_core::audit::AuditRecord;
-use cu_core::keys::Combo;
-use cu_core::role::Role;
-use cu_core::safety::Decision;
-use cu_core::state_registry::{SavedElement, SavedState};
-use cu_core::wait::Condition;
-use cu_core::window::WindowId;
+use cu_core::model::keys::Combo;
+use cu_core::model::role::Role;
+use cu_core::model::window::WindowId;
+use cu_core::policy::activation::{self, Reach};
+use cu_core::policy::safety::Decision;
+use cu_core::policy::wait::Condition;
+use cu_core::store::approvals::Target;
+use cu_core::store::audit::AuditRecord;
+use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 

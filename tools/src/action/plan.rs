@@ -2,9 +2,9 @@
 //! exist and were on screen, points lie inside the window, texts and key combinations are
 //! within bounds, so nothing is refused after the state is used.
 
-use cu_core::activation;
-use cu_core::geometry::{Point, Rect};
-use cu_core::state_registry::{SavedElement, SavedState};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::policy::activation;
+use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 
 use super::step::{Pointer, Step};

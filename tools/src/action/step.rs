@@ -2,8 +2,8 @@
 //! type with its own fields, unknown fields refused; decoded one by one so an error names its
 //! step. What a step may name is checked against the observation in `plan.rs`.
 
-use cu_core::geometry::Point;
-use cu_core::keys::Combo;
+use cu_core::model::geometry::Point;
+use cu_core::model::keys::Combo;
 use serde::{Deserialize, Serialize};
 
 /// One step of `gui_action`, chosen by its `type`.

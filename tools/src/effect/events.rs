@@ -4,7 +4,7 @@
 //! The call subscribes before its first input ([`subscribe`]) and forgets what came
 //! before each step's input ([`Events::before_input`]). After the input, the windows are listed
 //! every [`POLL`] and before any answer, as the display server lists them
-//! ([`Backend::shown_windows`](cu_core::backend::Backend::shown_windows): a busy app's
+//! ([`Backend::shown_windows`](cu_core::model::backend::Backend::shown_windows): a busy app's
 //! accessibility answers wait behind its work); a closed or opened window wins, as in the
 //! polling watch. The window's own events (the backend's [`Watch::seen`]) decide:
 //!
@@ -28,8 +28,8 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::backend::{Seen, Watch};
-use cu_core::window::WindowId;
+use cu_core::model::backend::{Seen, Watch};
+use cu_core::model::window::WindowId;
 use cu_core::ErrorCode;
 
 use super::seen::{Effect, Fingerprint, Observed, FOCUS_QUIET, POLL};

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use cu_core::element::{Snapshot, SnapshotOptions, State};
-use cu_core::role::Role;
-use cu_core::window::WindowId;
+use cu_core::model::element::{Snapshot, SnapshotOptions, State};
+use cu_core::model::role::Role;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 use serde::Serialize;
 

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::element::{SnapshotOptions, State};
-use cu_core::window::WindowId;
+use cu_core::model::element::{SnapshotOptions, State};
+use cu_core::model::window::WindowId;
 use cu_core::ErrorCode;
 
 use super::events::{self, Events};

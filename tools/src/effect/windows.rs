@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::window::{WindowId, WindowInfo};
 use serde::Serialize;
 
 use crate::service::Service;

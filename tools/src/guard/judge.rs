@@ -3,14 +3,14 @@
 //! lands, the items of an open menu), each judged by the consequence rules, and what happens
 //! when one is stopped (a refusal, or a person's approval).
 
-use cu_core::activation::Reach;
-use cu_core::approvals::Target;
-use cu_core::audit::AuditRecord;
-use cu_core::consequence;
-use cu_core::element::{ElementIdentity, SnapshotOptions, State};
-use cu_core::geometry::Point;
-use cu_core::receiver::{opens_menu_only, Probe};
-use cu_core::safety::Decision;
+use cu_core::model::element::{ElementIdentity, SnapshotOptions, State};
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::{opens_menu_only, Probe};
+use cu_core::policy::activation::Reach;
+use cu_core::policy::consequence;
+use cu_core::policy::safety::Decision;
+use cu_core::store::approvals::Target;
+use cu_core::store::audit::AuditRecord;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::{Sender, UNKNOWN_RECEIVER};
@@ -28,7 +28,7 @@ pub(super) enum Verdict {
 /// What the ancestors of a button say of the dialog it answers.
 enum Asked {
     /// The dialog (or named pane), read with its texts.
-    Dialog(cu_core::element::Snapshot),
+    Dialog(cu_core::model::element::Snapshot),
     /// None of its ancestors is a dialog or a named pane: it answers no question.
     NoDialog,
     /// The ancestors or the dialog could not be read: the window is read instead.
@@ -46,7 +46,9 @@ pub(super) struct Approved {
 impl Approved {
     pub(super) fn new(step: usize, rule: &str, receiver: &str) -> Approved {
         // As words: "_Delete" (a mnemonic the toolkit leaks) and "Delete" are one receiver.
-        let receiver = cu_core::text::words(&cu_core::text::normalize_strict(receiver)).join(" ");
+        let receiver =
+            cu_core::model::text::words(&cu_core::model::text::normalize_strict(receiver))
+                .join(" ");
         Approved {
             step,
             rule: rule.to_owned(),
@@ -118,7 +120,7 @@ impl Sender<'_> {
         else {
             return Ok(());
         };
-        let shown = |node: &cu_core::element::Node| {
+        let shown = |node: &cu_core::model::element::Node| {
             node.bounds.is_some_and(|b| !b.is_empty())
                 && !node.states.contains(State::Offscreen)
                 && node.role.is_interactive()
@@ -135,13 +137,13 @@ impl Sender<'_> {
             .path
             .iter()
             .rev()
-            .find(|n| n.role == cu_core::role::Role::Menu)
+            .find(|n| n.role == cu_core::model::role::Role::Menu)
         else {
             return self.judge_access_keys(what).await;
         };
         let options = SnapshotOptions {
             subtree: Some(menu.identity.clone()),
-            max_depth: Some(2 + cu_core::receiver::INNER_LABEL_DEPTH),
+            max_depth: Some(2 + cu_core::model::receiver::INNER_LABEL_DEPTH),
             max_nodes: 400,
             time_budget_ms: 1000,
             read_text: false,
@@ -159,8 +161,8 @@ impl Sender<'_> {
                     .await
             }
         };
-        let item = |node: &cu_core::element::Node| {
-            node.role.is_interactive() || node.role == cu_core::role::Role::Menu
+        let item = |node: &cu_core::model::element::Node| {
+            node.role.is_interactive() || node.role == cu_core::model::role::Role::Menu
         };
         self.judge_pressable(&items, 1, &item, what, "an item of the open menu")
             .await?;
@@ -179,9 +181,9 @@ impl Sender<'_> {
     /// no letter), is left out. The first that needs confirmation goes to the policy.
     async fn judge_pressable(
         &mut self,
-        snapshot: &cu_core::element::Snapshot,
+        snapshot: &cu_core::model::element::Snapshot,
         from: usize,
-        candidate: &(dyn Fn(&cu_core::element::Node) -> bool + Sync),
+        candidate: &(dyn Fn(&cu_core::model::element::Node) -> bool + Sync),
         what: &str,
         how: &str,
     ) -> Result<()> {
@@ -267,9 +269,9 @@ impl Sender<'_> {
     /// receiver sits in no dialog or the dialog cannot be read.
     async fn question_read(
         &self,
-        window: cu_core::element::Snapshot,
+        window: cu_core::model::element::Snapshot,
         receiver: &ElementIdentity,
-    ) -> cu_core::element::Snapshot {
+    ) -> cu_core::model::element::Snapshot {
         let Some(dialog) = consequence::dialog_of(&window, consequence::find(&window, receiver))
             .and_then(|d| window.nodes.get(d))
         else {
@@ -284,7 +286,10 @@ impl Sender<'_> {
     }
     /// The window as it is now, to judge controls anywhere in it; `None` when it could not be
     /// read and the caller confirmed going ahead anyway (else the refusal).
-    async fn window_now(&mut self, what: &str) -> Result<Option<cu_core::element::Snapshot>> {
+    async fn window_now(
+        &mut self,
+        what: &str,
+    ) -> Result<Option<cu_core::model::element::Snapshot>> {
         // A cell is never a default button nor carries an access key.
         let options = SnapshotOptions {
             time_budget_ms: 1500,

@@ -5,16 +5,16 @@
 //! backend what will really receive it and lets the gate judge that, live:
 //!
 //! - pointer presses (click, double and right click, both ends of a drag): the platform's hit
-//!   test at the point ([`Backend::element_at`](cu_core::backend::Backend::element_at)); nothing
+//!   test at the point ([`Backend::element_at`](cu_core::model::backend::Backend::element_at)); nothing
 //!   found there asks for confirmation (fail closed);
 //! - keyboard input: text is cut before and after every space, line break and tab
-//!   ([`cu_core::activation`]), and before each piece that can activate (a space on a control,
+//!   ([`cu_core::policy::activation`]), and before each piece that can activate (a space on a control,
 //!   Return, an access key, the Delete key, a letter in an open menu) the focused element is read
 //!   live; a space typed into a text field is text, sent to a button it is a press;
 //! - semantic actions: the element is read again and judged by the name the outline shows (its
 //!   label child or icon when it has no name; its description only when nothing visible names it).
 //!
-//! What is judged is the consequence ([`cu_core::consequence`]): a button that answers its dialog
+//! What is judged is the consequence ([`cu_core::policy::consequence`]): a button that answers its dialog
 //! ("Yes", "OK", the default button) is judged with the dialog's question, a Return that the
 //! focused control does not keep is judged where it lands (the default button), and a control
 //! that acts with nothing naming it is unknown, so it asks. A menu whose activation only shows
@@ -24,13 +24,13 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::activation::{self, Reach};
-use cu_core::backend::{InputEvent, SemanticAction};
-use cu_core::element::{ElementIdentity, SnapshotOptions};
-use cu_core::geometry::Point;
-use cu_core::receiver::Probe;
-use cu_core::window::WindowId;
-use cu_core::{keys, Error, ErrorCode, Result};
+use cu_core::model::backend::{InputEvent, SemanticAction};
+use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::Probe;
+use cu_core::model::window::WindowId;
+use cu_core::policy::activation::{self, Reach};
+use cu_core::{model::keys, Error, ErrorCode, Result};
 
 use crate::service::Service;
 
@@ -378,7 +378,7 @@ impl<'s> Sender<'s> {
     async fn element_now(&self, element: &ElementIdentity) -> Result<Probe> {
         let options = SnapshotOptions {
             subtree: Some(element.clone()),
-            max_depth: Some(cu_core::receiver::INNER_LABEL_DEPTH),
+            max_depth: Some(cu_core::model::receiver::INNER_LABEL_DEPTH),
             max_nodes: 64,
             time_budget_ms: 1000,
             // A label's words may sit in its text alone (GTK 4, Firefox).

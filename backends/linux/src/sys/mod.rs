@@ -10,7 +10,7 @@
 //!   portal (RemoteDesktop + ScreenCast).
 //! - `process.rs`: whether a process still runs (`/proc`).
 //! - `backend.rs`: [`LinuxBackend`](backend::LinuxBackend), tying them together behind
-//!   `cu_core::backend::Backend`; `backend/wayland.rs` is its Wayland half.
+//!   `cu_core::model::backend::Backend`; `backend/wayland.rs` is its Wayland half.
 
 pub(crate) mod atspi;
 pub(crate) mod backend;

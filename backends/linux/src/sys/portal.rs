@@ -20,7 +20,7 @@ use ashpd::desktop::remote_desktop::{
 };
 use ashpd::desktop::screencast::{CursorMode, Screencast, SelectSourcesOptions, SourceType};
 use ashpd::desktop::{PersistMode, Session};
-use cu_core::backend::{MouseButton, WindowImage};
+use cu_core::model::backend::{MouseButton, WindowImage};
 use cu_core::{Error, ErrorCode, Result};
 use tokio::sync::Mutex;
 

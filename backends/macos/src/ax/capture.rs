@@ -7,8 +7,8 @@ use core_graphics::window::{
     create_image, kCGWindowImageBestResolution, kCGWindowImageBoundsIgnoreFraming,
     kCGWindowListOptionIncludingWindow,
 };
-use cu_core::backend::WindowImage;
-use cu_core::geometry::Rect;
+use cu_core::model::backend::WindowImage;
+use cu_core::model::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 
 #[link(name = "CoreGraphics", kind = "framework")]

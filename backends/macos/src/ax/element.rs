@@ -17,7 +17,7 @@ use core_foundation::boolean::CFBoolean;
 use core_foundation::number::CFNumber;
 use core_foundation::string::CFString;
 use core_graphics::geometry::{CGPoint, CGSize};
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 
 /// Seconds an app may take to answer one AX call before `kAXErrorCannotComplete`.
 const MESSAGING_TIMEOUT_S: f32 = 2.0;

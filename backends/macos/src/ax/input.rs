@@ -8,9 +8,9 @@ use core_graphics::event::{
 };
 use core_graphics::event_source::{CGEventSource, CGEventSourceStateID};
 use core_graphics::geometry::CGPoint;
-use cu_core::backend::{InputEvent, MouseButton};
-use cu_core::geometry::{Point, Rect};
-use cu_core::keys::{Key, NamedKey};
+use cu_core::model::backend::{InputEvent, MouseButton};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::keys::{Key, NamedKey};
 use cu_core::{Error, ErrorCode, Result};
 
 use crate::keys::{press, text_runs, KeyPress, FLAG_SHIFT};

@@ -18,15 +18,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use cu_core::backend::{
+use cu_core::model::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
     WindowChange, WindowImage,
 };
-use cu_core::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
-use cu_core::geometry::Point;
+use cu_core::model::element::{DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::Probe;
+use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::queued::Heard;
-use cu_core::receiver::Probe;
-use cu_core::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 
 use crate::{ids, permissions, translate};

@@ -4,9 +4,9 @@
 //! index paths as identities), so the gate judges the control that will really receive the
 //! input. An element outside the window gives an empty probe, which the gate treats as unknown.
 
-use cu_core::element::Node;
-use cu_core::geometry::{Point, Rect};
-use cu_core::receiver::{Probe, INNER_LABEL_DEPTH};
+use cu_core::model::element::Node;
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::receiver::{Probe, INNER_LABEL_DEPTH};
 use cu_core::{Error, ErrorCode, Result};
 
 use super::element::{AxElement, AxValue};
@@ -132,7 +132,7 @@ fn inner_labels(element: &AxElement, window_frame: Rect) -> Vec<String> {
             if let Ok(AxValue::Elements(children)) = e.attribute("AXChildren") {
                 for child in children.into_iter().take(MAX_LABEL_CHILDREN) {
                     if let Some(node) = tree::read_node(&child, Vec::new(), window_frame) {
-                        if let Some(label) = cu_core::receiver::shown_label(&node) {
+                        if let Some(label) = cu_core::model::receiver::shown_label(&node) {
                             out.push(label.to_owned());
                         }
                     }

@@ -7,11 +7,11 @@ use core_foundation::array::CFArray;
 use core_foundation::base::TCFType;
 use core_foundation::number::CFNumber;
 use core_foundation::string::CFString;
-use cu_core::backend::SemanticAction;
-use cu_core::element::{Node, SnapshotOptions, Truncation};
-use cu_core::geometry::Rect;
-use cu_core::role::Role;
-use cu_core::walk::{walk_tree, TreeSource};
+use cu_core::model::backend::SemanticAction;
+use cu_core::model::element::{Node, SnapshotOptions, Truncation};
+use cu_core::model::geometry::Rect;
+use cu_core::model::role::Role;
+use cu_core::model::walk::{walk_tree, TreeSource};
 use cu_core::{Error, ErrorCode, Result};
 
 use super::element::{frame_of, names, AxElement, AxValue};

@@ -10,7 +10,7 @@ use core_graphics::window::{
     kCGWindowListExcludeDesktopElements, kCGWindowListOptionAll, kCGWindowName, kCGWindowNumber,
     kCGWindowOwnerName, kCGWindowOwnerPID,
 };
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 
 use super::element::{AxElement, AxValue};
 use crate::listing::{self, AxWindow, CgWindow};

@@ -1,8 +1,8 @@
 //! One window's pixels with PrintWindow(`PW_RENDERFULLCONTENT`): the window draws itself into
 //! our bitmap, so it works while covered and never focuses, raises or moves it.
 
-use cu_core::backend::WindowImage;
-use cu_core::geometry::Rect;
+use cu_core::model::backend::WindowImage;
+use cu_core::model::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 use windows::Win32::Graphics::Gdi::{
     CreateCompatibleBitmap, CreateCompatibleDC, DeleteDC, DeleteObject, GetDC, GetDIBits,

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use cu_core::backend::{InputEvent, MouseButton};
-use cu_core::geometry::{Point, Rect};
-use cu_core::keys::Key;
+use cu_core::model::backend::{InputEvent, MouseButton};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::keys::Key;
 use cu_core::{Error, ErrorCode, Result};
 use windows::Win32::UI::Input::KeyboardAndMouse::{
     SendInput, VkKeyScanW, INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBDINPUT,

@@ -4,9 +4,9 @@
 //! control that will really receive the input. An element outside the window (another window
 //! on top, a focus elsewhere) gives an empty probe, which the gate treats as unknown.
 
-use cu_core::element::Node;
-use cu_core::geometry::Point;
-use cu_core::receiver::{Probe, INNER_LABEL_DEPTH};
+use cu_core::model::element::Node;
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::{Probe, INNER_LABEL_DEPTH};
 use cu_core::{ErrorCode, Result};
 use uiautomation::{UIAutomation, UIElement};
 
@@ -93,7 +93,7 @@ fn path_to(
                     };
                     for _ in 0..MAX_LABEL_CHILDREN {
                         if let Some(node) = reader(&child) {
-                            if let Some(label) = cu_core::receiver::shown_label(&node) {
+                            if let Some(label) = cu_core::model::receiver::shown_label(&node) {
                                 probe.inner_labels.push(label.to_owned());
                             }
                         }

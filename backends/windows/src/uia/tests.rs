@@ -21,8 +21,8 @@ use windows::Win32::UI::WindowsAndMessaging::{
 use super::thread::ComThread;
 use super::{capture, input, win32};
 use crate::listing;
-use cu_core::backend::{InputEvent, MouseButton};
-use cu_core::geometry::Point;
+use cu_core::model::backend::{InputEvent, MouseButton};
+use cu_core::model::geometry::Point;
 
 const CLASS: PCWSTR = w!("cu-backend-windows-test");
 

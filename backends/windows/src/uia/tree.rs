@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::backend::SemanticAction;
-use cu_core::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
-use cu_core::geometry::Rect;
-use cu_core::walk::{walk_tree, TreeSource};
+use cu_core::model::backend::SemanticAction;
+use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
+use cu_core::model::geometry::Rect;
+use cu_core::model::walk::{walk_tree, TreeSource};
 use cu_core::{Error, ErrorCode, Result};
 use uiautomation::patterns::{
     UIExpandCollapsePattern, UIInvokePattern, UILegacyIAccessiblePattern, UIRangeValuePattern,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use cu_core::backend::{Seen, Watch};
+use cu_core::model::backend::{Seen, Watch};
 use cu_core::queued::{EventSender, Queued};
 
 use cu_core::{Error, ErrorCode, Result};

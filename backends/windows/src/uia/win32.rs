@@ -5,8 +5,8 @@ use std::ffi::c_void;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use cu_core::backend::WindowChange;
-use cu_core::geometry::Rect;
+use cu_core::model::backend::WindowChange;
+use cu_core::model::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 use windows::core::{BOOL, PWSTR};
 use windows::Win32::Foundation::WPARAM;

@@ -1,7 +1,7 @@
 //! Semantic actions over AT-SPI: Action by name, EditableText, Value, Component focus and
 //! scrolling, Selection. Each says honestly when the element offers none of them.
 
-use cu_core::backend::SemanticAction;
+use cu_core::model::backend::SemanticAction;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, SELECTION, TEXT, VALUE};

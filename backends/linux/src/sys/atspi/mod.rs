@@ -15,7 +15,7 @@ pub(crate) mod walk;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use cu_core::element::ElementIdentity;
+use cu_core::model::element::ElementIdentity;
 use cu_core::{Error, ErrorCode, Result};
 use serde::de::DeserializeOwned;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue};

@@ -3,7 +3,7 @@
 //! right-click menu never appeared in `gui_state`. A showing one that overlaps the window joins
 //! its snapshot.
 
-use cu_core::geometry::Rect;
+use cu_core::model::geometry::Rect;
 use futures_util::future::join_all;
 
 use super::{Atspi, ObjRef};

@@ -20,9 +20,9 @@
 
 use std::collections::HashMap;
 
-use cu_core::element::{Node, SnapshotOptions, State};
-use cu_core::geometry::Point;
-use cu_core::receiver::{Probe, INNER_LABEL_DEPTH};
+use cu_core::model::element::{Node, SnapshotOptions, State};
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::{Probe, INNER_LABEL_DEPTH};
 use cu_core::{Error, ErrorCode, Result};
 use zbus::zvariant::OwnedObjectPath;
 
@@ -199,7 +199,7 @@ pub(crate) async fn focused(
             found = Some(obj);
             break;
         }
-        if popup.is_none() && node.role == cu_core::role::Role::Menu {
+        if popup.is_none() && node.role == cu_core::model::role::Role::Menu {
             popup = Some((top.clone(), node));
         }
     }
@@ -229,11 +229,11 @@ pub(crate) async fn focused(
 /// walk's limits: `Collection` on it would make LibreOffice visit every cell of its sheets (the
 /// app answered nothing for minutes and grew ~25 MB/s), whatever `search` the named window chose.
 fn keyboard_search(
-    role: cu_core::role::Role,
+    role: cu_core::model::role::Role,
     states: super::AtspiStates,
     search: FocusSearch,
 ) -> Option<FocusSearch> {
-    use cu_core::role::Role;
+    use cu_core::model::role::Role;
     if !states.has(atspi_state::SHOWING) {
         return None;
     }
@@ -259,7 +259,7 @@ pub(crate) async fn open_menu(
     frame: &ObjRef,
     placement: Placement,
 ) -> Option<Probe> {
-    use cu_core::role::Role;
+    use cu_core::model::role::Role;
     let showing = |obj: ObjRef| async move {
         let states = atspi.states(&obj).await.ok()?;
         if !states.has(atspi_state::SHOWING) {
@@ -325,7 +325,7 @@ async fn open_in_window(
     frame: &ObjRef,
     placement: Placement,
 ) -> Option<(ObjRef, Node)> {
-    use cu_core::role::Role;
+    use cu_core::model::role::Role;
     const MENU_BAR_DEPTH: usize = 7;
     const MAX_READ: usize = 64;
     const MAX_CHILDREN: i32 = 32;
@@ -402,7 +402,7 @@ async fn open_in_window(
 /// The focused element as the gate judges it, with the labels inside it if it has no name, and
 /// for an item of a menu the menu before it (its items are what a letter may press).
 async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement) -> Probe {
-    use cu_core::role::Role;
+    use cu_core::model::role::Role;
     let mut path = Vec::with_capacity(2);
     if matches!(
         node.role,
@@ -652,14 +652,14 @@ async fn read(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Result<Node>
         .and_then(|v| i32::try_from(v).ok())
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0);
-    if role == cu_core::role::Role::Menu && node.omitted_children > 0 {
+    if role == cu_core::model::role::Role::Menu && node.omitted_children > 0 {
         let kids = atspi.children(obj).await.unwrap_or_default();
         let roles = futures_util::future::join_all(kids.iter().take(8).map(|k| async move {
             let (r, s) = tokio::join!(atspi.role(k), atspi.states(k));
             Some(translate::role(r.ok()?, s.ok()?))
         }))
         .await;
-        cu_core::receiver::holds_items(&mut node, roles.into_iter().flatten());
+        cu_core::model::receiver::holds_items(&mut node, roles.into_iter().flatten());
     }
     Ok(node)
 }
@@ -678,7 +678,7 @@ async fn inner_labels(atspi: &Atspi, obj: &ObjRef, placement: Placement) -> Vec<
         let nodes =
             futures_util::future::join_all(kids.iter().map(|k| read(atspi, k, placement))).await;
         for node in nodes.into_iter().flatten() {
-            if let Some(label) = cu_core::receiver::shown_label(&node) {
+            if let Some(label) = cu_core::model::receiver::shown_label(&node) {
                 out.push(label.to_owned());
             }
         }

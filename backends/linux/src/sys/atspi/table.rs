@@ -4,7 +4,7 @@
 //! finds the cells at its visible corners, and `Table.GetAccessibleAt` reads the rows and columns
 //! between them, row by row, up to [`MAX_VISIBLE_CELLS`].
 
-use cu_core::element::GridView;
+use cu_core::model::element::GridView;
 use zbus::zvariant::OwnedObjectPath;
 
 use super::{Atspi, ObjRef, ACCESSIBLE, COMPONENT, COORD_SCREEN};

@@ -13,10 +13,10 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use cu_core::element::{Node, SnapshotOptions, Truncation, TruncationReason};
-use cu_core::geometry::{Point, Rect};
-use cu_core::role::Role;
-use cu_core::walk::into_preorder;
+use cu_core::model::element::{Node, SnapshotOptions, Truncation, TruncationReason};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::role::Role;
+use cu_core::model::walk::into_preorder;
 use cu_core::Result;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
@@ -27,7 +27,7 @@ use crate::translate::{self, atspi_state, AtspiStates, InterfaceSet, Toolkit};
 /// Nodes fetched concurrently.
 const IN_FLIGHT: usize = 96;
 /// Children read per container at most.
-pub(crate) const MAX_CHILDREN_READ: i32 = cu_core::walk::MAX_CHILDREN_READ as i32;
+pub(crate) const MAX_CHILDREN_READ: i32 = cu_core::model::walk::MAX_CHILDREN_READ as i32;
 /// How long a walk waits when the app answers nothing at all (no reply to any of its calls)
 /// before it stops with what it read: an app that answers keeps the walk going up to its time
 /// budget (Calc's biggest windows take about a second), a silent one does not hold the caller
@@ -689,7 +689,7 @@ fn format_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cu_core::element::ElementIdentity;
+    use cu_core::model::element::ElementIdentity;
 
     fn node(children: &[u32], parent: Option<u32>) -> Node {
         let mut n = Node::new(Role::Group, ElementIdentity(format!("{children:?}")));

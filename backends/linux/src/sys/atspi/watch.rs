@@ -19,7 +19,7 @@ use zbus::{MatchRule, MessageStream};
 
 use super::walk::Walked;
 use super::{Atspi, ObjRef};
-use cu_core::backend::{Seen, Watch};
+use cu_core::model::backend::{Seen, Watch};
 use cu_core::{Error, ErrorCode, Result};
 
 /// How many signals wait on the connection for a watch's reader task (which takes them at once).

@@ -4,14 +4,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use cu_core::element::DesktopInstance;
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::element::DesktopInstance;
+use cu_core::model::geometry::{Point, Rect};
 #[cfg(feature = "portal")]
-use cu_core::window::WindowId;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
-use super::list::Listed;
-use super::windows::{WindowEntry, WindowMap};
+use super::state::Listed;
+use super::state::{WindowEntry, WindowMap};
 use crate::session_env::SessionEnv;
 use crate::sys::atspi::Atspi;
 use crate::sys::x11::{XWindow, X11};

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cu_core::element::SnapshotOptions;
-use cu_core::receiver::Probe;
-use cu_core::window::WindowId;
+use cu_core::model::element::SnapshotOptions;
+use cu_core::model::receiver::Probe;
+use cu_core::model::window::WindowId;
 use cu_core::Result;
 
 use super::connected::{Connected, CAUGHT_UP};
-use super::windows::WindowEntry;
+use super::state::WindowEntry;
 use crate::sys::atspi::probe;
 use crate::sys::atspi::walk::Walked;
 use crate::sys::atspi::ObjRef;

@@ -2,12 +2,12 @@
 //! application sent no event since, the window system describes the window as it was, and
 //! every element of its documents is where the walk saw it.
 
-use cu_core::element::{ElementIdentity, SnapshotOptions};
-use cu_core::geometry::Rect;
-use cu_core::window::WindowId;
+use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::geometry::Rect;
+use cu_core::model::window::WindowId;
 
 use super::connected::{Connected, InputPath, CAUGHT_UP};
-use super::windows::WindowEntry;
+use super::state::WindowEntry;
 use crate::sys::atspi::ObjRef;
 use crate::trees::Walk;
 

@@ -1,63 +1,15 @@
 //! Listing windows: every application's accessible frames joined with the window system's
 //! windows ([`crate::listing`] is the pure join), a hung application given a bounded wait.
 
-use cu_core::geometry::Rect;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::geometry::Rect;
+use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::Result;
 
 use super::connected::{blocking, Connected, InputPath};
-use super::windows::WindowEntry;
+use super::state::{AppWait, Frame, Listed, WindowEntry};
 use crate::listing;
 use crate::sys::atspi::ObjRef;
 use crate::translate::{atspi_role, atspi_state, Toolkit};
-
-/// How long an application is given to answer a listing.
-const APP_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
-
-/// How long an application that did not answer the last listing, and sent no event since, is
-/// given.
-const SILENT_APP_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// How long a listing waits for each application.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AppWait {
-    /// [`Listed::wait`]: a listing of every window.
-    Bounded,
-    /// As long as the bus lets a call take: the caller needs one window's tree.
-    Patient,
-}
-
-/// One application at the last listing.
-#[derive(Clone)]
-pub(super) struct Listed {
-    frames: Vec<Frame>,
-    /// It answered (else `frames` are from before).
-    answered: bool,
-    /// Its event count then.
-    count: Option<u64>,
-}
-
-impl Listed {
-    /// How long an application is given to answer a listing, given how it did at the last one
-    /// (`before`) and its event count now.
-    fn wait(before: Option<&Listed>, count: Option<u64>) -> std::time::Duration {
-        let silent = before.is_some_and(|b| !b.answered && count.is_some() && b.count == count);
-        if silent {
-            SILENT_APP_WAIT
-        } else {
-            APP_WAIT
-        }
-    }
-}
-
-/// An accessible frame: where it is on the bus, how its toolkit reports extents, and what the
-/// window join reads of it.
-#[derive(Clone)]
-pub(super) struct Frame {
-    obj: ObjRef,
-    toolkit: Toolkit,
-    facts: listing::FrameFacts,
-}
 
 impl Connected {
     /// Lists windows and refreshes the id map.
@@ -253,39 +205,5 @@ impl Connected {
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn listed(answered: bool, count: Option<u64>) -> Listed {
-        Listed {
-            frames: Vec::new(),
-            answered,
-            count,
-        }
-    }
-
-    #[test]
-    fn regression_one_hung_application_held_every_listing_for_3_s() {
-        // Never listed, or it answered last time: the full wait.
-        assert_eq!(Listed::wait(None, Some(4)), APP_WAIT);
-        assert_eq!(
-            Listed::wait(Some(&listed(true, Some(4))), Some(4)),
-            APP_WAIT
-        );
-        // It did not answer, and sent nothing since: still silent, a short wait.
-        assert_eq!(
-            Listed::wait(Some(&listed(false, Some(4))), Some(4)),
-            SILENT_APP_WAIT
-        );
-        // It sent events since (busy, not hung), or nothing is counted: the full wait again.
-        assert_eq!(
-            Listed::wait(Some(&listed(false, Some(4))), Some(9)),
-            APP_WAIT
-        );
-        assert_eq!(Listed::wait(Some(&listed(false, None)), None), APP_WAIT);
     }
 }

@@ -1,12 +1,13 @@
-//! The glue of [`crate::misplaced`]: a window whose content pane LibreOffice reports a menu bar
-//! too high. A full snapshot finds it, moves what it reports, and remembers which elements it
-//! moved; subtree snapshots of those elements and the gate's hit test then use the same shift,
-//! each time after checking that the pane is still reported at the menu bar's place (the first
-//! pointer motion over the window makes LibreOffice report it right, and then nothing moves).
+//! [`Wrong`]: a window whose content pane LibreOffice reports a menu bar too high, as a full
+//! snapshot found it ([`crate::misplaced`] is the pure finding): what was moved, and by how
+//! much. Subtree snapshots of those elements and the gate's hit test use the same shift, each
+//! time after checking that the pane is still reported at the menu bar's place (the first
+//! pointer motion over the window makes LibreOffice report it right, and then nothing moves);
+//! `windows.rs` remembers it per window.
 
 use std::collections::HashSet;
 
-use cu_core::element::{ElementIdentity, Node};
+use cu_core::model::element::{ElementIdentity, Node};
 
 use crate::misplaced::{self, Misplaced};
 use crate::sys::atspi::{Atspi, ObjRef};
@@ -53,53 +54,5 @@ impl Wrong {
     /// widgets it hosts.
     pub(super) fn moved(&self, element: &ElementIdentity) -> bool {
         self.moved.contains(element)
-    }
-}
-
-impl super::connected::Connected {
-    /// Moves what a walk of `window` read if its pane is misplaced: a full walk finds out (and
-    /// is remembered), a subtree walk of a moved element moves with the pane.
-    pub(super) async fn place_misplaced(
-        &self,
-        window: &cu_core::window::WindowId,
-        window_height: i32,
-        subtree: Option<&ElementIdentity>,
-        nodes: &mut [Node],
-    ) {
-        match subtree {
-            None => {
-                let found = Wrong::place(nodes, window_height).map(std::sync::Arc::new);
-                self.windows.set_misplaced(window, found);
-            }
-            Some(root) => {
-                let Some(wrong) = self.misplaced_now(window).await else {
-                    return;
-                };
-                if wrong.moved(root) {
-                    for b in nodes.iter_mut().filter_map(|n| n.bounds.as_mut()) {
-                        b.y += wrong.by;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether a full walk of `window` has said whether its pane is misplaced.
-    pub(super) fn misplaced_known(&self, window: &cu_core::window::WindowId) -> bool {
-        self.windows.misplaced_known(window)
-    }
-
-    /// The remembered misplaced pane of `window`, if it is still reported misplaced now (once
-    /// reported right, a window stays right: it is remembered as such).
-    pub(super) async fn misplaced_now(
-        &self,
-        window: &cu_core::window::WindowId,
-    ) -> Option<std::sync::Arc<Wrong>> {
-        let wrong = self.windows.misplaced(window)?;
-        if wrong.still(&self.atspi).await {
-            return Some(wrong);
-        }
-        self.windows.set_misplaced(window, None);
-        None
     }
 }

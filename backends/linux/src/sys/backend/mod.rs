@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use cu_core::backend::{
+use cu_core::model::backend::{
     Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
     WindowChange, WindowImage,
 };
-use cu_core::element::{ElementIdentity, Snapshot, SnapshotOptions};
-use cu_core::geometry::Point;
-use cu_core::receiver::Probe;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{ElementIdentity, Snapshot, SnapshotOptions};
+use cu_core::model::geometry::Point;
+use cu_core::model::receiver::Probe;
+use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::{Error, ErrorCode, Result};
 use tokio::sync::OnceCell;
 
@@ -27,12 +27,13 @@ mod kept;
 mod list;
 mod misplaced;
 mod observe;
+mod state;
 #[cfg(feature = "portal")]
 mod wayland;
 mod windows;
 
 use connected::{blocking, Connected, InputPath};
-use list::AppWait;
+use state::AppWait;
 
 /// The Linux desktop backend (AT-SPI + X11).
 pub struct LinuxBackend {
@@ -369,8 +370,8 @@ impl Backend for LinuxBackend {
     async fn ancestors(
         &self,
         window: &WindowId,
-        element: &cu_core::element::ElementIdentity,
-    ) -> Result<Vec<cu_core::element::Node>> {
+        element: &cu_core::model::element::ElementIdentity,
+    ) -> Result<Vec<cu_core::model::element::Node>> {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;
         let obj = ObjRef::from_identity(element)?;
@@ -380,7 +381,7 @@ impl Backend for LinuxBackend {
     async fn check_coordinates(
         &self,
         window: &WindowId,
-        observed: Option<cu_core::geometry::Size>,
+        observed: Option<cu_core::model::geometry::Size>,
     ) -> Result<()> {
         let c = self.connected().await?;
         match &c.input {
@@ -446,8 +447,8 @@ impl Backend for LinuxBackend {
 
 enum Resolved {
     Move(Point),
-    Click(Point, cu_core::backend::MouseButton, u8),
-    Drag(Point, Point, cu_core::backend::MouseButton),
+    Click(Point, cu_core::model::backend::MouseButton, u8),
+    Drag(Point, Point, cu_core::model::backend::MouseButton),
     Scroll(Point, i32, i32),
     Key(Vec<u32>),
     Text(String),

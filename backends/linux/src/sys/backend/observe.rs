@@ -1,15 +1,15 @@
 //! A snapshot of a window: its kept walk when that still holds, else a walk of it with the
 //! popups drawn over it, its misplaced pane moved, and the walk kept for the next observation.
 
-use cu_core::element::{
+use cu_core::model::element::{
     DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions, Truncation, TruncationReason,
 };
-use cu_core::geometry::Rect;
-use cu_core::window::WindowId;
+use cu_core::model::geometry::Rect;
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::connected::Connected;
-use super::windows::WindowEntry;
+use super::state::WindowEntry;
 use crate::sys::atspi::popups;
 use crate::sys::atspi::walk::{self, Walked};
 use crate::sys::atspi::ObjRef;
@@ -101,7 +101,7 @@ impl Connected {
         for popup in popups {
             // Drawn over the window; what cannot be read of it is left out, the window stays.
             if let Ok((more, _)) = walk::walk(&c.atspi, popup, placement, options).await {
-                cu_core::walk::graft_last(&mut nodes, more);
+                cu_core::model::walk::graft_last(&mut nodes, more);
             }
         }
         // Only a walk of everything says whether the window holds a grid (a walk without
@@ -120,7 +120,7 @@ impl Connected {
             let focused = nodes
                 .iter()
                 .rev()
-                .find(|n| n.states.contains(cu_core::element::State::Focused))
+                .find(|n| n.states.contains(cu_core::model::element::State::Focused))
                 .and_then(|n| ObjRef::from_identity(&n.identity).ok());
             if let Some(obj) = focused {
                 c.atspi.focus.suggest(obj);
@@ -179,8 +179,10 @@ fn window_alone(
         Some(_) => format!("unread:{window}"),
         None => format!("no-tree:{window}"),
     };
-    let mut root =
-        cu_core::element::Node::new(cu_core::role::Role::Window, ElementIdentity(identity));
+    let mut root = cu_core::model::element::Node::new(
+        cu_core::model::role::Role::Window,
+        ElementIdentity(identity),
+    );
     root.name = entry.info.title.clone();
     root.bounds = entry
         .info

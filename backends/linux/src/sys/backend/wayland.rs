@@ -3,13 +3,13 @@
 //! when the window has its own stream and is found in its frame at its own size; otherwise
 //! coordinate actions are refused with the semantic alternative, never sent to a guessed place.
 
-use cu_core::backend::{InputEvent, WindowImage};
-use cu_core::geometry::{Point, Rect};
-use cu_core::window::WindowId;
+use cu_core::model::backend::{InputEvent, WindowImage};
+use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::connected::{Connected, InputPath};
-use super::windows::WindowEntry;
+use super::state::WindowEntry;
 use crate::frame;
 use crate::sys::atspi::{ObjRef, COMPONENT};
 use crate::sys::portal::Portal;
@@ -120,7 +120,7 @@ impl Connected {
     pub(super) async fn check_place(
         &self,
         window: &WindowId,
-        observed: Option<cu_core::geometry::Size>,
+        observed: Option<cu_core::model::geometry::Size>,
     ) -> Result<()> {
         if let Some(seen) = observed {
             let entry = self.live_entry(window).await?;

@@ -1,179 +1,18 @@
-//! The window map: each listed window's [`WindowEntry`] (what its id resolves to) and
-//! everything kept of it ([`WindowState`]), dropped together when the window leaves the
-//! listing or is found gone; and the live look-up of one window.
+//! One window looked up live (its entry with fresh geometry, its app proven to answer, a window
+//! found gone forgotten), and its misplaced content pane (LibreOffice) found, remembered and
+//! checked again (`misplaced.rs` says what is wrong with it).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use cu_core::element::SnapshotOptions;
-use cu_core::geometry::Point;
-use cu_core::window::{WindowId, WindowInfo};
+use cu_core::model::element::{ElementIdentity, Node};
+use cu_core::model::window::WindowId;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::connected::{blocking, Connected, InputPath};
-use super::list::AppWait;
 use super::misplaced::Wrong;
-use crate::sys::atspi::walk::{Placement, Walked};
-use crate::sys::atspi::ObjRef;
+use super::state::{AppWait, WindowEntry};
 use crate::sys::x11::X11;
-use crate::translate::Toolkit;
-use crate::trees::{Held, Kept, KeptWalk};
-
-/// What a window id resolves to.
-#[derive(Debug, Clone)]
-pub(super) struct WindowEntry {
-    /// The window's accessible frame; `None` for a window listed from X11 alone (its app has no
-    /// accessibility, or has not registered it yet).
-    pub(super) frame: Option<ObjRef>,
-    pub(super) xid: Option<u32>,
-    pub(super) toolkit: Toolkit,
-    pub(super) info: WindowInfo,
-}
-
-impl WindowEntry {
-    /// The accessible frame, or the error that says the window has none.
-    pub(super) fn frame(&self) -> Result<&ObjRef> {
-        self.frame.as_ref().ok_or_else(|| {
-            Error::new(
-                ErrorCode::NotSupported,
-                format!(
-                    "window {} exposes no accessibility tree: it has no elements",
-                    self.info.id
-                ),
-            )
-            .with_suggestion(
-                "Look at it with gui_state screenshot=true and act by coordinates (each press asks for confirmation).",
-            )
-        })
-    }
-
-    /// Takes the window system's description of the window now.
-    pub(super) fn described(&mut self, xw: crate::sys::x11::XWindow) {
-        self.info.bounds = Some(xw.bounds);
-        self.info.minimized = xw.minimized;
-        self.info.title = xw.title;
-    }
-
-    /// How extents of this window's elements map to window-relative pixels.
-    pub(super) fn placement(&self) -> Placement {
-        Placement {
-            origin: self
-                .info
-                .bounds
-                .map(|b| Point::new(b.x, b.y))
-                .unwrap_or(Point::new(0, 0)),
-            toolkit: self.toolkit,
-        }
-    }
-}
-
-/// Everything kept of one listed window.
-#[derive(Default)]
-struct WindowState {
-    entry: Option<WindowEntry>,
-    /// Whether a full walk found its content pane reported a menu bar too high (LibreOffice),
-    /// and where; `None` until a full walk has looked.
-    misplaced: Option<Option<Arc<Wrong>>>,
-    /// What its last full walk saw.
-    walked: Option<Arc<Walked>>,
-    /// Its last walk, answered again while its application sends no event.
-    kept: KeptWalk,
-}
-
-/// The listed windows, each with what is kept of it.
-#[derive(Default)]
-pub(super) struct WindowMap(Mutex<HashMap<WindowId, WindowState>>);
-
-impl WindowMap {
-    /// Runs `f` on the state of `window`, if it is listed.
-    fn with<R>(&self, window: &WindowId, f: impl FnOnce(&mut WindowState) -> R) -> Option<R> {
-        self.0.lock().ok()?.get_mut(window).map(f)
-    }
-
-    /// A new listing: each window's entry is replaced, what is kept of a window still listed
-    /// stays, every other window is dropped with everything kept of it.
-    pub(super) fn listed(&self, entries: Vec<WindowEntry>) {
-        let Ok(mut map) = self.0.lock() else {
-            return;
-        };
-        let mut next: HashMap<WindowId, WindowState> = HashMap::with_capacity(entries.len());
-        for entry in entries {
-            let mut state = map.remove(&entry.info.id).unwrap_or_default();
-            let id = entry.info.id.clone();
-            state.entry = Some(entry);
-            next.insert(id, state);
-        }
-        *map = next;
-    }
-
-    /// Drops `window` and everything kept of it.
-    pub(super) fn forget(&self, window: &WindowId) {
-        if let Ok(mut map) = self.0.lock() {
-            map.remove(window);
-        }
-    }
-
-    /// What `window`'s id resolved to at the last listing.
-    pub(super) fn entry(&self, window: &WindowId) -> Option<WindowEntry> {
-        self.with(window, |s| s.entry.clone()).flatten()
-    }
-
-    /// What the last full walk of `window` saw.
-    pub(super) fn walked(&self, window: &WindowId) -> Option<Arc<Walked>> {
-        self.with(window, |s| s.walked.clone()).flatten()
-    }
-
-    /// Notes what a full walk of `window` saw.
-    pub(super) fn set_walked(&self, window: &WindowId, walked: Walked) {
-        self.with(window, |s| s.walked = Some(Arc::new(walked)));
-    }
-
-    /// Whether a full walk of `window` has said whether its pane is misplaced.
-    pub(super) fn misplaced_known(&self, window: &WindowId) -> bool {
-        self.with(window, |s| s.misplaced.is_some())
-            .unwrap_or(false)
-    }
-
-    /// `window`'s misplaced pane as last found.
-    pub(super) fn misplaced(&self, window: &WindowId) -> Option<Arc<Wrong>> {
-        self.with(window, |s| s.misplaced.clone())
-            .flatten()
-            .flatten()
-    }
-
-    /// Notes whether (and where) `window`'s pane is misplaced.
-    pub(super) fn set_misplaced(&self, window: &WindowId, wrong: Option<Arc<Wrong>>) {
-        self.with(window, |s| s.misplaced = Some(wrong));
-    }
-
-    /// Notes where the window system describes `window` at `now` (for [`KeptWalk`]).
-    pub(super) fn described(&self, window: &WindowInfo, now: Instant) {
-        self.with(&window.id, |s| s.kept.described(window, now));
-    }
-
-    /// Keeps a walk of its window (see [`KeptWalk::keep`]).
-    pub(super) fn keep(&self, kept: Kept, began: Instant) {
-        let id = kept.window.id.clone();
-        self.with(&id, |s| s.kept.keep(kept, began));
-    }
-
-    /// Whether a walk of `window` is kept.
-    pub(super) fn holds_kept(&self, window: &WindowId) -> bool {
-        self.with(window, |s| s.kept.holds()).unwrap_or(false)
-    }
-
-    /// The kept walk of `window` if it still holds (see [`KeptWalk::get`]).
-    pub(super) fn kept(
-        &self,
-        window: &WindowInfo,
-        options: &SnapshotOptions,
-        count: u64,
-    ) -> Option<Held> {
-        self.with(&window.id, |s| s.kept.get(window, options, count))
-            .flatten()
-    }
-}
 
 impl Connected {
     pub(super) async fn entry(&self, id: &WindowId) -> Result<WindowEntry> {
@@ -281,54 +120,50 @@ impl Connected {
     pub(super) fn forget(&self, id: &WindowId) {
         self.windows.forget(id);
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(id: &str) -> WindowEntry {
-        WindowEntry {
-            frame: None,
-            xid: None,
-            toolkit: Toolkit::default(),
-            info: WindowInfo {
-                id: WindowId(id.into()),
-                app: "app".into(),
-                title: id.into(),
-                pid: None,
-                bounds: None,
-                focused: false,
-                minimized: false,
-                no_tree: false,
-            },
+    /// Moves what a walk of `window` read if its pane is misplaced: a full walk finds out (and
+    /// is remembered), a subtree walk of a moved element moves with the pane.
+    pub(super) async fn place_misplaced(
+        &self,
+        window: &cu_core::model::window::WindowId,
+        window_height: i32,
+        subtree: Option<&ElementIdentity>,
+        nodes: &mut [Node],
+    ) {
+        match subtree {
+            None => {
+                let found = Wrong::place(nodes, window_height).map(std::sync::Arc::new);
+                self.windows.set_misplaced(window, found);
+            }
+            Some(root) => {
+                let Some(wrong) = self.misplaced_now(window).await else {
+                    return;
+                };
+                if wrong.moved(root) {
+                    for b in nodes.iter_mut().filter_map(|n| n.bounds.as_mut()) {
+                        b.y += wrong.by;
+                    }
+                }
+            }
         }
     }
 
-    #[test]
-    fn regression_forget_dropped_two_of_five_maps() {
-        let map = WindowMap::default();
-        map.listed(vec![entry("a"), entry("b")]);
-        let a = WindowId("a".into());
-        map.set_misplaced(&a, None);
-        map.set_walked(&a, Walked::default());
-        assert!(map.misplaced_known(&a) && map.walked(&a).is_some());
-        // A new listing keeps what is known of a window still listed.
-        map.listed(vec![entry("a"), entry("b")]);
-        assert!(map.misplaced_known(&a) && map.walked(&a).is_some());
-        // Forgotten: nothing of it is left, and it comes back as new.
-        map.forget(&a);
-        assert!(map.entry(&a).is_none() && map.walked(&a).is_none());
-        map.listed(vec![entry("a")]);
-        assert!(map.entry(&a).is_some());
-        assert!(!map.misplaced_known(&a) && map.walked(&a).is_none());
-        // A window that left the listing is dropped with what was kept of it.
-        let b = WindowId("b".into());
-        assert!(map.entry(&b).is_none());
-        map.set_walked(&b, Walked::default());
-        assert!(
-            map.walked(&b).is_none(),
-            "nothing is kept of a window not listed"
-        );
+    /// Whether a full walk of `window` has said whether its pane is misplaced.
+    pub(super) fn misplaced_known(&self, window: &cu_core::model::window::WindowId) -> bool {
+        self.windows.misplaced_known(window)
+    }
+
+    /// The remembered misplaced pane of `window`, if it is still reported misplaced now (once
+    /// reported right, a window stays right: it is remembered as such).
+    pub(super) async fn misplaced_now(
+        &self,
+        window: &cu_core::model::window::WindowId,
+    ) -> Option<std::sync::Arc<Wrong>> {
+        let wrong = self.windows.misplaced(window)?;
+        if wrong.still(&self.atspi).await {
+            return Some(wrong);
+        }
+        self.windows.set_misplaced(window, None);
+        None
     }
 }

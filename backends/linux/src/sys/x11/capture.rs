@@ -1,8 +1,8 @@
 //! One window's pixels with GetImage, refused when another window covers it (what would be
 //! captured is not the window).
 
-use cu_core::backend::WindowImage;
-use cu_core::geometry::Rect;
+use cu_core::model::backend::WindowImage;
+use cu_core::model::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, MapState, Window};

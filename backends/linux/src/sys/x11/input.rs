@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use cu_core::backend::MouseButton;
-use cu_core::geometry::Point;
+use cu_core::model::backend::MouseButton;
+use cu_core::model::geometry::Point;
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::ConnectionExt as _;

@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::backend::WindowChange;
-use cu_core::geometry::{Point, Rect};
+use cu_core::model::backend::WindowChange;
+use cu_core::model::geometry::{Point, Rect};
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{

@@ -1,0 +1,164 @@
+//! What changed between two observations of one window, line by line.
+//!
+//! An observation's [`View`] is its outline as `(id, identity, body)` lines; the body is the line
+//! after the id (`button "Save" @40,12 focused`). Two views are compared by element identity:
+//! an element only in the new one was added, one only in the old one removed, one in both with a
+//! different body changed. Ids stay stable because the new outline was rendered with the old
+//! view's ids kept ([`crate::model::outline::OutlineOptions::keep_ids`]), so `e7` means the same
+//! element before and after.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::element::{DesktopInstance, ElementIdentity};
+use crate::model::window::WindowId;
+
+/// One listed element of an observation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewLine {
+    /// Its short id (`e7`).
+    pub id: String,
+    /// What the backend resolves again; the key two views are compared by.
+    pub identity: ElementIdentity,
+    /// Its outline line after the id.
+    pub body: String,
+}
+
+/// An observation's outline, kept so a later one can say what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// The observation's `state_id`.
+    pub state_id: String,
+    /// The observed window.
+    pub window: WindowId,
+    /// The desktop instance that observed it.
+    pub desktop: DesktopInstance,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    /// Every listed element, in outline order.
+    pub lines: Vec<ViewLine>,
+}
+
+impl View {
+    /// The ids to keep when the same window is observed again.
+    pub fn keep_ids(&self) -> HashMap<ElementIdentity, String> {
+        self.lines
+            .iter()
+            .map(|l| (l.identity.clone(), l.id.clone()))
+            .collect()
+    }
+}
+
+/// The difference of two views.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Lines (`e31 dialog "Save changes?"`) of elements that are new.
+    pub added: Vec<String>,
+    /// Lines of elements that are gone, as they were.
+    pub removed: Vec<String>,
+    /// `(line now, body before)` of elements whose line changed.
+    pub changed: Vec<(String, String)>,
+    /// Elements whose line is the same.
+    pub unchanged: usize,
+}
+
+impl Changes {
+    /// Nothing was added, removed or changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+
+    /// The changes as outline lines: `+ e31 …` added, `- e7 …` removed, `~ e3 … (was …)`
+    /// changed, in the new outline's order (removed ones in the old order, after them).
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        for line in &self.added {
+            let _ = writeln!(text, "+ {line}");
+        }
+        for (line, was) in &self.changed {
+            let _ = writeln!(text, "~ {line} (was {was})");
+        }
+        for line in &self.removed {
+            let _ = writeln!(text, "- {line}");
+        }
+        text
+    }
+}
+
+/// What changed from `old` to `new`. `added` and `changed` keep `new`'s order, so an agent
+/// reads them top to bottom as on screen.
+pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
+    let before: HashMap<&ElementIdentity, &ViewLine> =
+        old.iter().map(|l| (&l.identity, l)).collect();
+    let now: std::collections::HashSet<&ElementIdentity> =
+        new.iter().map(|l| &l.identity).collect();
+    let mut changes = Changes::default();
+    for line in new {
+        match before.get(&line.identity) {
+            None => changes.added.push(format!("{} {}", line.id, line.body)),
+            Some(was) if was.body != line.body => changes
+                .changed
+                .push((format!("{} {}", line.id, line.body), was.body.clone())),
+            Some(_) => changes.unchanged += 1,
+        }
+    }
+    changes.removed = old
+        .iter()
+        .filter(|l| !now.contains(&l.identity))
+        .map(|l| format!("{} {}", l.id, l.body))
+        .collect();
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, identity: &str, body: &str) -> ViewLine {
+        ViewLine {
+            id: id.into(),
+            identity: ElementIdentity(identity.into()),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn added_removed_changed_and_unchanged_by_identity() {
+        let old = [
+            line("e1", "a", "text \"Result\" =\"0\" @5,5"),
+            line("e2", "b", "button \"Go\" @5,30"),
+            line("e3", "c", "button \"Cancel\" @50,30"),
+        ];
+        let new = [
+            line("e1", "a", "text \"Result\" =\"42\" @5,5"),
+            line("e2", "b", "button \"Go\" @5,30"),
+            line("e4", "d", "dialog \"Done\" @100,100"),
+        ];
+        let changes = diff(&old, &new);
+        assert_eq!(changes.added, ["e4 dialog \"Done\" @100,100"]);
+        assert_eq!(changes.removed, ["e3 button \"Cancel\" @50,30"]);
+        assert_eq!(
+            changes.changed,
+            [(
+                "e1 text \"Result\" =\"42\" @5,5".to_owned(),
+                "text \"Result\" =\"0\" @5,5".to_owned()
+            )]
+        );
+        assert_eq!(changes.unchanged, 1);
+        assert_eq!(
+            changes.render(),
+            "+ e4 dialog \"Done\" @100,100\n~ e1 text \"Result\" =\"42\" @5,5 (was text \"Result\" =\"0\" @5,5)\n- e3 button \"Cancel\" @50,30\n"
+        );
+    }
+
+    #[test]
+    fn the_same_view_has_no_changes() {
+        let view = [line("e1", "a", "button \"Go\"")];
+        let changes = diff(&view, &view);
+        assert!(changes.is_empty());
+        assert_eq!(changes.unchanged, 1);
+        assert_eq!(changes.render(), "");
+    }
+}
