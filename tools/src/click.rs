@@ -234,16 +234,6 @@ async fn click_one(
     target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
     let approved_by =
         label::gate_resolved(service, window, step, "click", &resolved, node, confirmed).await?;
-    if approved_by.is_some() {
-        crate::approval::unchanged_since_approval(
-            service,
-            &window.id,
-            &node.identity,
-            node.role,
-            &node.name,
-        )
-        .await?;
-    }
     let element = saved(node, &resolved.name);
     let state = transient_state(window, &snapshot, &element);
     let plan = Plan::Element {

@@ -103,7 +103,8 @@ fn whole(score: &f64) -> bool {
 }
 
 /// The gate on the requested label and the resolved element's label; what stops goes to the
-/// approval policy. Returns who approved and the rule, when a person did.
+/// approval policy. Returns who approved and the rule, when a person did, after checking that
+/// the element is still there as approved.
 pub(crate) async fn gate_resolved(
     service: &Service,
     window: &WindowInfo,
@@ -143,6 +144,16 @@ pub(crate) async fn gate_resolved(
     let by =
         crate::approval::settle_blocked(service, &window.id, &window.title, blocked, confirmed)
             .await?;
+    if by.is_some() {
+        crate::approval::unchanged_since_approval(
+            service,
+            &window.id,
+            &node.identity,
+            node.role,
+            &node.name,
+        )
+        .await?;
+    }
     Ok(by.map(|person| (person, matched_rule)))
 }
 

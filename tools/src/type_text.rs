@@ -145,16 +145,6 @@ async fn type_into(
         req.confirm_dangerous,
     )
     .await?;
-    if approved_by.is_some() {
-        crate::approval::unchanged_since_approval(
-            service,
-            &window.id,
-            &node.identity,
-            node.role,
-            &node.name,
-        )
-        .await?;
-    }
     let element = saved(node, &resolved.name);
     let state = transient_state(&window, &snapshot, &element);
     let plan = Plan::SetValue {

@@ -126,12 +126,11 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
                 Target::Point(p) => Ok(p),
             };
             let from = at(target(d.element_id.as_deref(), d.x, d.y)?)?;
-            let to = match target(d.to_element_id.as_deref(), d.to_x, d.to_y) {
-                Ok(t) => at(t)?,
-                Err(e) if e.code == ErrorCode::InvalidArgument => {
-                    return Err(bad(step, "drag needs to_element_id or to_x and to_y"))
+            let to = match (d.to_element_id.as_deref(), d.to_x, d.to_y) {
+                (Some(_), None, None) | (None, Some(_), Some(_)) => {
+                    at(target(d.to_element_id.as_deref(), d.to_x, d.to_y)?)?
                 }
-                Err(e) => return Err(e),
+                _ => return Err(bad(step, "drag needs to_element_id or to_x and to_y")),
             };
             Ok(Plan::Drag { from, to })
         }
