@@ -10,6 +10,8 @@
 //! The counts are kept by a task that reads every signal off the connection. Before a count is
 //! trusted, [`Atspi::caught_up`] sends this process a signal of its own through the bus and waits
 //! until the task has read it: every event the bus delivered before it has been counted then.
+//! The same task records focus events in the focus log first, so the barrier proves that log
+//! current too (a second task reading them could lag behind the barrier).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -95,6 +97,7 @@ impl Atspi {
         };
         self.listen_once().await;
         let changes: Arc<Changes> = self.changes.clone();
+        let focus = self.focus.clone();
         changes
             .running
             .store(true, std::sync::atomic::Ordering::SeqCst);
@@ -118,6 +121,7 @@ impl Atspi {
                         });
                     }
                 } else if interface.as_str().starts_with("org.a11y.atspi.Event.") {
+                    focus.hear(&message);
                     let Some(sender) = header.sender() else {
                         continue;
                     };

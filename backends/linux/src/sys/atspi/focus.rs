@@ -9,11 +9,7 @@
 //! searched as before. So a missed or late event costs time, never a wrong answer.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use futures_util::StreamExt as _;
-use zbus::message::Type as MessageType;
-use zbus::{MatchRule, MessageStream};
+use std::sync::Mutex;
 
 use super::{Atspi, ObjRef};
 
@@ -21,17 +17,33 @@ use super::{Atspi, ObjRef};
 const EVENT: &str = "object:state-changed:focused";
 
 /// The last element each application said gained focus, by bus name.
-#[derive(Default)]
 pub(crate) struct FocusLog {
     last: Mutex<HashMap<String, ObjRef>>,
     /// Applications that sent a focus event: they send events to this process.
     heard: Mutex<std::collections::HashSet<String>>,
+    /// How many focus gains were recorded, to wait for the next one.
+    gains: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for FocusLog {
+    fn default() -> Self {
+        FocusLog {
+            last: Mutex::default(),
+            heard: Mutex::default(),
+            gains: tokio::sync::watch::channel(0).0,
+        }
+    }
 }
 
 impl FocusLog {
     /// The element `bus`'s application last said gained focus (and did not say lost since).
     pub(crate) fn of(&self, bus: &str) -> Option<ObjRef> {
         self.last.lock().ok()?.get(bus).cloned()
+    }
+
+    /// Watches the focus gains from now on: its `changed()` resolves at the next one recorded.
+    pub(crate) fn gains(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.gains.subscribe()
     }
 
     /// Whether the application at `bus` sent this process a focus event.
@@ -56,6 +68,8 @@ impl FocusLog {
         };
         if gained {
             last.insert(obj.bus.clone(), obj);
+            drop(last);
+            self.gains.send_modify(|n| *n += 1);
         } else if last.get(&obj.bus) == Some(&obj) {
             last.remove(&obj.bus);
         }
@@ -68,47 +82,34 @@ fn gained(message: &zbus::Message) -> Option<bool> {
     (detail == "focused").then_some(detail1 != 0)
 }
 
+impl FocusLog {
+    /// Records what `message` says of focus, if it is a focus event (the change-counting task
+    /// hands every event here before it counts it, so [`Atspi::caught_up`] proves the log is as
+    /// current as the counts).
+    pub(super) fn hear(&self, message: &zbus::Message) {
+        let header = message.header();
+        let (Some(sender), Some(path)) = (header.sender(), header.path()) else {
+            return;
+        };
+        if let Some(gained) = gained(message) {
+            let obj = ObjRef {
+                bus: sender.to_string(),
+                path: path.to_owned().into(),
+            };
+            self.record(obj, gained);
+        }
+    }
+}
+
 impl Atspi {
-    /// Starts recording focus events, once per connection. Until an application sends one, the
-    /// log knows nothing of it (the probe searches).
+    /// Asks applications for their focus events, once per connection; the change-counting
+    /// task ([`Atspi::count_changes`]) records them. Until an application sends one, or when
+    /// nothing counts, the log knows nothing of it (the probe searches).
     pub(crate) async fn track_focus(&self) {
         if !self.tracking_focus.first() {
             return;
         }
-        let rule = MatchRule::builder()
-            .msg_type(MessageType::Signal)
-            .interface("org.a11y.atspi.Event.Object")
-            .and_then(|r| r.member("StateChanged"))
-            .and_then(|r| r.arg(0, "focused"))
-            .map(|r| r.build());
-        let stream = match rule {
-            Ok(rule) => MessageStream::for_match_rule(rule, &self.conn, Some(256)).await,
-            Err(e) => Err(e),
-        };
-        let mut stream = match stream {
-            Ok(stream) => stream,
-            Err(e) => {
-                tracing::debug!("no focus events: {e}");
-                return;
-            }
-        };
         self.register_event(EVENT).await;
-        let log: Arc<FocusLog> = self.focus.clone();
-        tokio::spawn(async move {
-            while let Some(Ok(message)) = stream.next().await {
-                let header = message.header();
-                let (Some(sender), Some(path)) = (header.sender(), header.path()) else {
-                    continue;
-                };
-                if let Some(gained) = gained(&message) {
-                    let obj = ObjRef {
-                        bus: sender.to_string(),
-                        path: path.to_owned().into(),
-                    };
-                    log.record(obj, gained);
-                }
-            }
-        });
     }
 }
 

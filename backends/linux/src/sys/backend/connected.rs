@@ -78,8 +78,9 @@ impl Connected {
             x_prop
         })
         .await?;
-        atspi.track_focus().await;
+        // The counting task records focus events too: it must read before they are asked for.
         atspi.count_changes().await;
+        atspi.track_focus().await;
         let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
         let display = env
             .display

@@ -19,6 +19,11 @@ use crate::sys::atspi::ObjRef;
 /// How long an app is given to answer the round trip that brings its last focus events across
 /// the bus before its focused element is searched for.
 const FOCUS_CROSSED: Duration = Duration::from_millis(500);
+/// How long an app whose remembered focus is still not confirmed after the round trip is given
+/// to name its new focus: its main loop may have answered the call before it handled the key
+/// sent just before (GLib takes D-Bus and X events in either order), and a busy machine delays
+/// the handling. Far less than the search it saves (0.5–0.9 s in a sheet).
+const FOCUS_NAMED: Duration = Duration::from_millis(300);
 
 impl Connected {
     /// The focused element as the accessibility tree shows it (the app's last focus event, else
@@ -79,11 +84,18 @@ impl Connected {
         // while it commits, or while the event naming the new one is still on its way): one
         // round trip through the bus brings every event the app sent before answering, and the
         // focus it names then (the same element, often) is asked again.
+        let mut gains = self.atspi.focus.gains();
         let crossed = tokio::time::timeout(FOCUS_CROSSED, self.atspi.round_trip(frame)).await;
         if matches!(crossed, Ok(Ok(_))) {
             self.atspi.caught_up(CAUGHT_UP).await;
-            if let Some(now) = self.atspi.focus.of(&frame.bus) {
-                if let Some(found) = self.confirmed_focus(window, frame, entry, &now).await {
+            if let Some(found) = self.focus_now(window, frame, entry).await {
+                return Ok(Some(found));
+            }
+            // The app answered but its focus is still not where it says: the key that moves it
+            // may not be handled yet. A focus gain within the bound is asked again.
+            let named = tokio::time::timeout(FOCUS_NAMED, gains.changed()).await;
+            if matches!(named, Ok(Ok(()))) {
+                if let Some(found) = self.focus_now(window, frame, entry).await {
                     return Ok(Some(found));
                 }
             }
@@ -93,6 +105,16 @@ impl Connected {
             "the remembered focus is not confirmed: searching"
         );
         Ok(None)
+    }
+    /// The element `frame`'s app names as focused now, if it is confirmed live.
+    async fn focus_now(
+        &self,
+        window: &WindowId,
+        frame: &ObjRef,
+        entry: &WindowEntry,
+    ) -> Option<Probe> {
+        let now = self.atspi.focus.of(&frame.bus)?;
+        self.confirmed_focus(window, frame, entry, &now).await
     }
     /// `remembered`, the element an app's focus event named, if it says it is focused and sits
     /// in `entry`'s window (or another showing top-level of its app).
