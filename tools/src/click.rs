@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use cu_core::model::role::Role;
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::policy::matching::{self, Resolution};
 use cu_core::policy::wait::Condition;
@@ -104,7 +105,7 @@ impl Service {
             ..AuditRecord::default()
         };
         let prepared = async {
-            let labels = labels?;
+            let (labels, menu_path) = labels?;
             for label in &labels {
                 matching::validate_label(label)?;
             }
@@ -127,9 +128,14 @@ impl Service {
                     label::gate_label(self, step, label, None)?;
                 }
             }
-            Ok::<_, Error>((labels, expect, label::find_app(self, &req.app).await?))
+            Ok::<_, Error>((
+                labels,
+                menu_path,
+                expect,
+                label::find_app(self, &req.app).await?,
+            ))
         };
-        let (labels, expect, window) = match prepared.await {
+        let (labels, menu_path, expect, window) = match prepared.await {
             Ok(ready) => ready,
             Err(e) => {
                 let target = req
@@ -155,7 +161,20 @@ impl Service {
                 target: Some(label.clone()),
                 ..base.clone()
             };
-            match click_one(self, &window, step, label, req.confirm_dangerous, started).await {
+            let opens = if menu_path && step + 1 < labels.len() {
+                Level::Menu
+            } else {
+                Level::Any
+            };
+            let one = click_one(
+                self,
+                &window,
+                (step, opens),
+                label,
+                req.confirm_dangerous,
+                started,
+            );
+            match one.await {
                 Ok(done) => {
                     label::audit_step(
                         self,
@@ -194,10 +213,33 @@ impl Service {
     }
 }
 
+/// What a step of a click sequence names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// Any element.
+    Any,
+    /// A level of a menu path that opens the next: a menu is preferred over other roles of the
+    /// same name ("Table > Insert Table…": the Table menu, not the Table toolbar button).
+    Menu,
+}
+
+/// Resolves `label` for a step at `level`.
+fn resolve_step(label: &str, view: &[matching::Candidate<'_>], level: Level) -> Resolution {
+    if level == Level::Menu {
+        let among_menus = matching::resolve(label, view, |c| {
+            matches!(c.role, Role::Menu | Role::MenuItem)
+        });
+        if let Resolution::One(found) = among_menus {
+            return Resolution::One(found);
+        }
+    }
+    matching::resolve(label, view, |_| true)
+}
+
 async fn click_one(
     service: &Service,
     window: &WindowInfo,
-    step: usize,
+    (step, level): (usize, Level),
     label: &str,
     confirmed: bool,
     call_started: Instant,
@@ -205,7 +247,7 @@ async fn click_one(
     let snapshot = label::observe(service, window).await?;
     let candidates = Candidates::of(&snapshot);
     let view = candidates.view(&snapshot);
-    let (found, by_model) = match matching::resolve(label, &view, |_| true) {
+    let (found, by_model) = match resolve_step(label, &view, level) {
         Resolution::One(m) => (m, false),
         Resolution::Weak(weak)
             if service.config.resolve_with_model && service.model().enabled() =>
@@ -285,7 +327,8 @@ async fn click_one(
 /// What separates the levels of a menu path in a target ("File > Save As…").
 const MENU_PATH: &str = " > ";
 
-fn click_labels(req: &ClickRequest) -> Result<Vec<String>> {
+/// The labels of a click, and whether they are a menu path's levels.
+fn click_labels(req: &ClickRequest) -> Result<(Vec<String>, bool)> {
     match (&req.target, &req.steps) {
         (Some(target), None) => {
             // A menu path is its levels as steps: each opened, then the item activated, every
@@ -296,12 +339,12 @@ fn click_labels(req: &ClickRequest) -> Result<Vec<String>> {
                 .collect();
             if levels.len() > 1 && levels.len() <= MAX_STEPS && levels.iter().all(|l| !l.is_empty())
             {
-                Ok(levels)
+                Ok((levels, true))
             } else {
-                Ok(vec![target.clone()])
+                Ok((vec![target.clone()], false))
             }
         }
-        (None, Some(steps)) if (1..=MAX_STEPS).contains(&steps.len()) => Ok(steps.clone()),
+        (None, Some(steps)) if (1..=MAX_STEPS).contains(&steps.len()) => Ok((steps.clone(), false)),
         (None, Some(steps)) => Err(Error::new(
             ErrorCode::InvalidArgument,
             format!("steps holds {} labels; give 1 to {MAX_STEPS}", steps.len()),
@@ -352,11 +395,14 @@ mod tests {
         };
         assert_eq!(
             labels("File > Save As..."),
-            Some(vec!["File".to_owned(), "Save As...".to_owned()])
+            Some((vec!["File".to_owned(), "Save As...".to_owned()], true))
         );
-        assert_eq!(labels("Next >"), Some(vec!["Next >".to_owned()]));
-        assert_eq!(labels("a >  > b"), Some(vec!["a >  > b".to_owned()]));
-        assert_eq!(labels("1>2"), Some(vec!["1>2".to_owned()]));
+        assert_eq!(labels("Next >"), Some((vec!["Next >".to_owned()], false)));
+        assert_eq!(
+            labels("a >  > b"),
+            Some((vec!["a >  > b".to_owned()], false))
+        );
+        assert_eq!(labels("1>2"), Some((vec!["1>2".to_owned()], false)));
     }
 
     #[test]
@@ -370,7 +416,7 @@ mod tests {
         };
         assert!(click_labels(&req(Some("7"), None)).is_ok());
         assert_eq!(
-            click_labels(&req(None, Some(10))).map(|l| l.len()).ok(),
+            click_labels(&req(None, Some(10))).map(|l| l.0.len()).ok(),
             Some(10)
         );
         for bad in [
@@ -384,5 +430,30 @@ mod tests {
                 Some(ErrorCode::InvalidArgument)
             );
         }
+    }
+
+    /// Issue 40: in "Table > Insert Table…" the first level resolved to a toolbar button named
+    /// "Table" instead of the menu of that name.
+    #[test]
+    fn regression_a_menu_path_level_resolved_to_a_toolbar_button_of_the_same_name() {
+        use cu_core::model::node::StateSet;
+        let candidate = |role| matching::Candidate {
+            name: "Table",
+            role,
+            states: StateSet::default(),
+            toolkit_id: None,
+            value: None,
+        };
+        let view = [candidate(Role::Button), candidate(Role::Menu)];
+        let one = |r: Resolution| match r {
+            Resolution::One(m) => Some(m.index),
+            _ => None,
+        };
+        assert_eq!(one(resolve_step("Table", &view, Level::Menu)), Some(1));
+        // The last level, or a label that is no path, takes the usual order.
+        assert_eq!(one(resolve_step("Table", &view, Level::Any)), Some(0));
+        // A level that names no menu resolves among every role.
+        let buttons = [candidate(Role::Button)];
+        assert_eq!(one(resolve_step("Table", &buttons, Level::Menu)), Some(0));
     }
 }

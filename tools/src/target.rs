@@ -89,7 +89,9 @@ pub struct Candidates {
 impl Candidates {
     /// Shown elements (not marked offscreen; on screen, when the tree has positions) that have a label, a value or a
     /// toolkit id, except an interactive element inside another of the same name (one button,
-    /// not two). A field without a name takes its form label ("Name:"): see [`field_label`].
+    /// not two), and an element exposed twice at one place (the same label, role and bounds: a
+    /// GTK file-type list showed each item twice) which is one candidate. A field without a
+    /// name takes its form label ("Name:"): see [`field_label`].
     pub fn of(snapshot: &Snapshot) -> Candidates {
         let nodes = &snapshot.nodes;
         let window = nodes
@@ -102,6 +104,7 @@ impl Candidates {
             labels: Vec::new(),
         };
         let mut borrowed_from = std::collections::HashSet::new();
+        let mut placed = std::collections::HashSet::new();
         for (index, node) in nodes.iter().enumerate().skip(1) {
             if node.states.contains(State::Offscreen) {
                 continue;
@@ -135,6 +138,11 @@ impl Candidates {
                 || node.value.as_deref().is_some_and(|v| !v.trim().is_empty());
             if !has_text || repeats_interactive_ancestor(snapshot, node) {
                 continue;
+            }
+            if let Some(at) = node.bounds.filter(|b| !b.is_empty()) {
+                if !placed.insert((label.clone(), node.role, at)) {
+                    continue;
+                }
             }
             out.nodes.push(index);
             out.labels.push(label);
@@ -422,6 +430,33 @@ mod tests {
         assert_eq!(labels, ["Name:", "Name:", "OK"]);
         assert_eq!(c.nodes, [1, 2, 3]);
         assert_eq!(c.actionable_labels(&s, 10), ["Name:", "OK"]);
+    }
+
+    /// Issue 40: a Save dialog's file-type list exposed each item twice at the same point, and
+    /// every label answered TARGET_AMBIGUOUS with two candidates of identical names.
+    #[test]
+    fn regression_an_item_exposed_twice_at_one_place_was_ambiguous() {
+        let at = Some(Rect::new(10, 40, 120, 20));
+        let s = snapshot(vec![
+            node(Role::Window, "Save", None, Some(Rect::new(0, 0, 300, 200))),
+            node(Role::ListItem, "ODF Spreadsheet", Some(0), at),
+            node(Role::ListItem, "ODF Spreadsheet", Some(0), at),
+            // The same name elsewhere is another candidate.
+            node(
+                Role::ListItem,
+                "ODF Spreadsheet",
+                Some(0),
+                Some(Rect::new(10, 80, 120, 20)),
+            ),
+        ]);
+        let c = Candidates::of(&s);
+        assert_eq!(c.nodes, [1, 3]);
+        let view = c.view(&s);
+        let resolved = matching::resolve("ODF Spreadsheet", &view, |_| true);
+        assert!(
+            matches!(resolved, matching::Resolution::Ambiguous(ref m) if m.len() == 2),
+            "{resolved:?}"
+        );
     }
 
     #[test]

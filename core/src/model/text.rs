@@ -14,9 +14,12 @@ fn is_hebrew_mark(c: char) -> bool {
     ('\u{0591}'..='\u{05C7}').contains(&c) && c != '\u{05BE}'
 }
 
-/// The normalized form of a label (matching tier 2): maqaf to space, NFKC, full case folding,
-/// Hebrew niqqud and cantillation stripped, geresh/gershayim to ASCII quotes, the listed bidi and
-/// zero-width marks removed, a trailing `…`, `...` or `:` stripped, whitespace collapsed.
+/// The normalized form of a label (matching tier 2): maqaf to space, mnemonic markers stripped
+/// ("_Save", "~Save", "&Save"), a lone "&" read as "and", NFKC, full case folding, Hebrew niqqud
+/// and cantillation stripped, dashes to "-", typographic quotes and geresh/gershayim to ASCII
+/// quotes, the listed bidi and zero-width marks removed, a trailing `…`, `...` or `:` stripped,
+/// whitespace collapsed. So a label reads the way people type it: "Excel 2007-365" is
+/// "Excel 2007–365", "Find & Replace" is "Find and Replace".
 pub fn normalize(label: &str) -> String {
     normalize_with(label, is_listed_mark)
 }
@@ -51,11 +54,54 @@ pub fn normalize_strict(label: &str) -> String {
         .join(" ")
 }
 
+/// `label` with the toolkits' mnemonic markers removed and a lone "&" spelled "and": GTK's "_",
+/// LibreOffice's "~" and Qt's and Windows' "&" before a letter or digit at the start of a word
+/// (inside a word they are text: "file_name", "R&D").
+fn unmark(label: &str) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    let mut out = String::with_capacity(label.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let before = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let word_start = before.is_none_or(char::is_whitespace);
+        let marks_next = next.is_some_and(char::is_alphanumeric);
+        match c {
+            '&' | '_' | '~' if marks_next && word_start => {}
+            '&' if word_start && next.is_none_or(char::is_whitespace) => out.push_str("and"),
+            '\u{05BE}' => out.push(' '),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Dashes and typographic quotes as people type them.
+fn plain_punctuation(c: char) -> char {
+    match c {
+        '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' => '-',
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{05F3}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{05F4}' => '"',
+        other => other,
+    }
+}
+
+/// [`normalize_pass`] until nothing changes: stripping one mark can expose another (a marker
+/// behind a zero-width space, "&" before a trailing "..."), and normalizing twice must change
+/// nothing.
 fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
-    let spaced: String = label
-        .chars()
-        .map(|c| if c == '\u{05BE}' { ' ' } else { c })
-        .collect();
+    let mut out = normalize_pass(label, &drop);
+    for _ in 0..8 {
+        let again = normalize_pass(&out, &drop);
+        if again == out {
+            break;
+        }
+        out = again;
+    }
+    out
+}
+
+fn normalize_pass(label: &str, drop: &impl Fn(char) -> bool) -> String {
+    let spaced = unmark(label);
     let composed: String = spaced.nfkc().collect();
     // Folding can leave text that is no longer normalized, and dropping marks can let the marks
     // around them compose: normalize after each, so normalizing twice changes nothing.
@@ -63,11 +109,7 @@ fn normalize_with(label: &str, drop: impl Fn(char) -> bool) -> String {
     let cleaned: String = folded
         .chars()
         .filter(|c| !is_hebrew_mark(*c) && !drop(*c))
-        .map(|c| match c {
-            '\u{05F3}' => '\'',
-            '\u{05F4}' => '"',
-            other => other,
-        })
+        .map(plain_punctuation)
         .collect::<String>()
         .nfc()
         .collect();
@@ -162,6 +204,36 @@ mod tests {
             assert_eq!(normalize(&once), once, "{label:?}");
         }
         assert_eq!(normalize("Save as…:"), "save as");
+    }
+
+    /// Issue 40: "Excel 2007-365" did not match the label's en dash, "Find & Replace" did not
+    /// match "Find and Replace".
+    #[test]
+    fn labels_read_as_people_type_them() {
+        assert_eq!(normalize("Excel 2007–365"), normalize("Excel 2007-365"));
+        assert_eq!(normalize("Excel 2007—365"), "excel 2007-365");
+        assert_eq!(normalize("Find & Replace"), normalize("Find and Replace"));
+        assert_eq!(normalize("“Quoted” it’s"), "\"quoted\" it's");
+        assert_eq!(normalize("Save As…"), normalize("Save As..."));
+        // Mnemonic markers of GTK, LibreOffice and Qt.
+        for marked in ["_Save As", "~Save As", "&Save As", "Save &As", "Save _As"] {
+            assert_eq!(normalize(marked), "save as", "{marked:?}");
+        }
+        // Not markers: inside a word, or a doubled "&".
+        assert_eq!(normalize("file_name"), "file_name");
+        assert_eq!(normalize("R&D"), "r&d");
+        assert_eq!(normalize("&&Save"), "&&save");
+        // Found while writing: stripping one mark exposed another on a second pass.
+        for label in [
+            "\u{200B}_Save",
+            "x &...",
+            "\u{FF06}Save",
+            "a _&b",
+            "&\u{200B}",
+        ] {
+            let once = normalize(label);
+            assert_eq!(normalize(&once), once, "{label:?}");
+        }
     }
 
     #[test]
