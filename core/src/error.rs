@@ -219,6 +219,13 @@ pub struct Error {
     /// Structured extras (candidates, the windows that exist, the matched rule, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// Set by a backend whose input or action failed before anything reached the app (a key it
+    /// cannot map, an element that refused the action): the call that sent it has then sent
+    /// nothing, and its state is not used up. Never on the wire (a worker's error arrives
+    /// without it, and the state is then taken as used: the safe side).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub nothing_sent: bool,
 }
 
 /// `Result` with [`Error`].
@@ -233,7 +240,15 @@ impl Error {
             retryable: code.default_retryable(),
             suggestion: code.default_suggestion().to_owned(),
             details: None,
+            nothing_sent: false,
         }
+    }
+
+    /// Marks the error as raised before any input or action reached the app.
+    #[must_use]
+    pub fn before_sending(mut self) -> Error {
+        self.nothing_sent = true;
+        self
     }
 
     /// Replaces the suggestion.

@@ -132,7 +132,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "gui_action",
-        description: "Act on the window observed by state_id (used once): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
+        description: "Act on the window observed by state_id (used once; a call refused or failed before any input leaves it usable): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
         effect: Impact::Acts,
         input: input::<ActionRequest>,
         output: output::<ActionResult>,

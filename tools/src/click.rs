@@ -155,6 +155,10 @@ impl Service {
             window: Some(window.id.0.clone()),
             ..base
         };
+        let listed = match &expect {
+            Some((check, _)) => crate::wait::windows_now(self, check).await,
+            None => None,
+        };
         let mut results: Vec<ClickStep> = Vec::with_capacity(labels.len());
         for (step, label) in labels.iter().enumerate() {
             let record = AuditRecord {
@@ -198,9 +202,18 @@ impl Service {
         }
         let expect = match expect {
             Some((check, timeout)) => Some(
-                crate::wait::wait_for(self, Some(&window.id), &check, None, timeout)
-                    .await
-                    .unwrap_or_else(|e| super::wait::unknown(e, 0)),
+                crate::wait::wait_for(
+                    self,
+                    Some(&window.id),
+                    &check,
+                    crate::wait::Since {
+                        view: None,
+                        windows: listed,
+                    },
+                    timeout,
+                )
+                .await
+                .unwrap_or_else(|e| super::wait::unknown(e, 0)),
             ),
             None => None,
         };

@@ -55,6 +55,8 @@ mod tighten;
 mod type_text;
 #[cfg(test)]
 mod visible_tests;
+#[cfg(test)]
+mod vocabulary_tests;
 mod wait;
 #[cfg(test)]
 mod wait_tests;
@@ -62,7 +64,7 @@ mod window;
 #[cfg(test)]
 mod window_tests;
 
-pub use action::{ActionRequest, ActionResult, Drag, Pointer, Scroll, Step, StepResult};
+pub use action::{ActionRequest, ActionResult, Drag, Pointer, Press, Scroll, Step, StepResult};
 pub use click::{ClickRequest, ClickResult, ClickStep};
 pub use clipboard::{ClipboardOp, ClipboardRequest, ClipboardResult};
 pub use desktop::{DesktopAnswer, DesktopRequest};

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::model::geometry::Point;
+use cu_core::model::keys::Modifiers;
 use cu_core::model::keys::{Combo, Key, NamedKey};
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
@@ -57,6 +58,8 @@ pub(crate) enum Plan {
     Drag {
         from: Point,
         to: Point,
+        button: MouseButton,
+        held: Modifiers,
     },
     Type {
         text: String,
@@ -77,13 +80,51 @@ pub(crate) enum Plan {
     },
 }
 
+/// What a pointer step does at its element or point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    /// A plain left click: an element's semantic press when it has one.
     Click,
     DoubleClick,
     RightClick,
+    /// Any other click: another button, a triple click, modifiers held; always at the point.
+    Press {
+        button: MouseButton,
+        count: u8,
+        held: Modifiers,
+    },
+    /// One button pressed or released alone (`mouse_down`, `mouse_up`).
+    Button {
+        button: MouseButton,
+        pressed: bool,
+        held: Modifiers,
+    },
     Move,
-    Scroll { dx: i32, dy: i32 },
+    Scroll {
+        dx: i32,
+        dy: i32,
+        held: Modifiers,
+    },
+}
+
+impl Kind {
+    /// Whether it presses a button (what the gate judges and what can move focus).
+    pub(crate) fn presses(self) -> bool {
+        !matches!(self, Kind::Move | Kind::Scroll { .. })
+    }
+
+    /// Its wire name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Click | Kind::Press { .. } => "click",
+            Kind::DoubleClick => "double_click",
+            Kind::RightClick => "right_click",
+            Kind::Button { pressed: true, .. } => "mouse_down",
+            Kind::Button { pressed: false, .. } => "mouse_up",
+            Kind::Move => "move",
+            Kind::Scroll { .. } => "scroll",
+        }
+    }
 }
 
 /// A failed acting call: the wire error, and whether input went out before it (which decides
@@ -150,8 +191,37 @@ pub(crate) fn center(element: &SavedElement) -> Result<Point> {
         })
 }
 
+/// `event` with `held` modifiers held around it, when there are any.
+fn holding(held: Modifiers, event: InputEvent) -> InputEvent {
+    if held.is_empty() {
+        event
+    } else {
+        InputEvent::Held {
+            modifiers: held,
+            event: Box::new(event),
+        }
+    }
+}
+
 fn pointer(kind: Kind, at: Point) -> InputEvent {
     match kind {
+        Kind::Press {
+            button,
+            count,
+            held,
+        } => holding(held, InputEvent::Click { at, button, count }),
+        Kind::Button {
+            button,
+            pressed,
+            held,
+        } => holding(
+            held,
+            InputEvent::Button {
+                at,
+                button,
+                pressed,
+            },
+        ),
         Kind::Click => InputEvent::Click {
             at,
             button: MouseButton::Left,
@@ -168,7 +238,7 @@ fn pointer(kind: Kind, at: Point) -> InputEvent {
             count: 1,
         },
         Kind::Move => InputEvent::Move { at },
-        Kind::Scroll { dx, dy } => InputEvent::Scroll { at, dx, dy },
+        Kind::Scroll { dx, dy, held } => holding(held, InputEvent::Scroll { at, dx, dy }),
     }
 }
 
@@ -201,14 +271,18 @@ pub(crate) async fn run(
             sender.pointer(&pointer(*kind, *at)).await?;
             Ok(Via::Coordinates)
         }
-        Plan::Drag { from, to } => {
-            sender
-                .pointer(&InputEvent::Drag {
-                    from: *from,
-                    to: *to,
-                    button: MouseButton::Left,
-                })
-                .await?;
+        Plan::Drag {
+            from,
+            to,
+            button,
+            held,
+        } => {
+            let drag = InputEvent::Drag {
+                from: *from,
+                to: *to,
+                button: *button,
+            };
+            sender.pointer(&holding(*held, drag)).await?;
             Ok(Via::Coordinates)
         }
         Plan::Type { text, into } => {

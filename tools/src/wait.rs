@@ -135,8 +135,30 @@ impl Service {
             )
             .with_suggestion("Pass the state_id of the observation that listed it.")),
         })?;
-        crate::wait::wait_for(self, window.as_ref(), &check, earlier, timeout).await
+        let since = Since {
+            view: earlier,
+            windows: None,
+        };
+        crate::wait::wait_for(self, window.as_ref(), &check, since, timeout).await
     }
+}
+
+/// What a wait measures its answer against: the observation its changes are against, and the
+/// windows listed before the call acted (for an unmet window_appears to name the ones that
+/// came; without it, the wait's own first list).
+#[derive(Default)]
+pub(crate) struct Since {
+    pub(crate) view: Option<View>,
+    pub(crate) windows: Option<Vec<WindowId>>,
+}
+
+/// The windows listed now, when `check` is a window_appears that may need them later.
+pub(crate) async fn windows_now(service: &Service, check: &Check) -> Option<Vec<WindowId>> {
+    if !matches!(check, Check::WindowAppears(_)) {
+        return None;
+    }
+    let listed = service.backend.list_windows().await.ok()?;
+    Some(listed.into_iter().map(|w| w.id).collect())
 }
 
 /// An acting call's `expect`: the wait after its steps, measured from the observation it
@@ -145,12 +167,18 @@ pub(crate) async fn expect(
     service: &Service,
     window: &WindowId,
     check: &Check,
-    state: &cu_core::store::state_registry::SavedState,
+    (state, windows): (
+        &cu_core::store::state_registry::SavedState,
+        Option<Vec<WindowId>>,
+    ),
     timeout: Duration,
 ) -> WaitResult {
-    let earlier = service.views.load(&state.state_id, &state.desktop).ok();
+    let since = Since {
+        view: service.views.load(&state.state_id, &state.desktop).ok(),
+        windows,
+    };
     let started = Instant::now();
-    crate::wait::wait_for(service, Some(window), check, earlier, timeout)
+    crate::wait::wait_for(service, Some(window), check, since, timeout)
         .await
         .unwrap_or_else(|e| unknown(e, started.elapsed().as_millis() as u64))
 }
@@ -180,7 +208,7 @@ pub(crate) async fn wait_for(
     service: &Service,
     window: Option<&WindowId>,
     check: &Check,
-    earlier: Option<View>,
+    since: Since,
     timeout: Duration,
 ) -> Result<WaitResult> {
     let started = Instant::now();
@@ -193,7 +221,7 @@ pub(crate) async fn wait_for(
                     "until=window_closes needs the window_id to watch",
                 ));
             }
-            wait_for_window(service, window, check, deadline, started).await
+            wait_for_window(service, window, check, since.windows, (deadline, started)).await
         }
         Check::Element { .. } | Check::Stable(_) => {
             let Some(window) = window else {
@@ -203,7 +231,7 @@ pub(crate) async fn wait_for(
                 )
                 .with_suggestion("Pass a window_id from gui_list."));
             };
-            wait_in_window(service, window, check, earlier, deadline, started).await
+            wait_in_window(service, window, check, since.view, deadline, started).await
         }
     }
 }
@@ -212,16 +240,26 @@ async fn wait_for_window(
     service: &Service,
     window: Option<&WindowId>,
     check: &Check,
-    deadline: Instant,
-    started: Instant,
+    before: Option<Vec<WindowId>>,
+    (deadline, started): (Instant, Instant),
 ) -> Result<WaitResult> {
     let mut last: std::result::Result<(Verdict, Option<WindowInfo>), Error>;
+    // The windows listed before the call acted, else first: an unmet window_appears names the
+    // ones that came since (the title the agent expected may differ from the one that opened).
+    let mut first: Option<Vec<WindowId>> = before;
     loop {
         last = service.backend.list_windows().await.map(|windows| {
-            let (verdict, hit) = judge_windows(check, window, &windows);
+            let (mut verdict, hit) = judge_windows(check, window, &windows);
             let shown = hit
                 .cloned()
                 .or_else(|| windows.iter().find(|w| Some(&w.id) == window).cloned());
+            match &first {
+                None => first = Some(windows.iter().map(|w| w.id.clone()).collect()),
+                Some(before) if !verdict.met && matches!(check, Check::WindowAppears(_)) => {
+                    verdict.seen = appeared_since(&verdict.seen, before, &windows);
+                }
+                Some(_) => {}
+            }
             (verdict, shown)
         });
         let met = matches!(&last, Ok((v, _)) if v.met);
@@ -260,6 +298,20 @@ async fn wait_for_window(
         }
     }
     Ok(answer)
+}
+
+/// `seen` followed by the windows listed now that were not listed first.
+fn appeared_since(seen: &str, before: &[WindowId], now: &[WindowInfo]) -> String {
+    let came: Vec<String> = now
+        .iter()
+        .filter(|w| !before.contains(&w.id))
+        .map(|w| format!("\"{}\" ({})", w.title, w.id.0))
+        .collect();
+    if came.is_empty() {
+        format!("{seen}; no window appeared while waiting")
+    } else {
+        format!("{seen}; appeared while waiting: {}", came.join(", "))
+    }
 }
 
 async fn wait_in_window(

@@ -200,6 +200,45 @@ fn expect_window_closes_and_window_appears() {
     assert_eq!(answer.expect.unwrap().outcome, WaitOutcome::Satisfied);
 }
 
+/// Issue 40: an `expect: window_appears` on a title that did not come waited its full timeout
+/// and did not name the window that did appear.
+#[test]
+fn regression_an_unmet_window_appears_did_not_name_the_windows_that_appeared() {
+    let lab = lab();
+    let answer = block_on(lab.service.click(&ClickRequest {
+        app: lab.window.0.clone(),
+        target: Some("Open".into()),
+        expect: Some(Condition {
+            text: Some("Save As".into()),
+            ..until(Until::WindowAppears)
+        }),
+        expect_timeout_ms: Some(300),
+        ..ClickRequest::default()
+    }))
+    .unwrap();
+    let expect = answer.expect.unwrap();
+    assert_eq!(expect.outcome, WaitOutcome::Unsatisfied);
+    assert!(
+        expect.seen.contains("appeared while waiting: \"Done\""),
+        "{}",
+        expect.seen
+    );
+    // Nothing new: said so.
+    let answer = lab.wait(
+        Condition {
+            text: Some("Save As".into()),
+            ..until(Until::WindowAppears)
+        },
+        200,
+    );
+    assert_eq!(answer.outcome, WaitOutcome::Unsatisfied);
+    assert!(
+        answer.seen.ends_with("no window appeared while waiting"),
+        "{}",
+        answer.seen
+    );
+}
+
 #[test]
 fn since_state_id_answers_only_what_changed_and_keeps_ids() {
     let lab = lab();

@@ -1,10 +1,19 @@
 //! `cu-core` keys to X keysyms: pure, so it is tested everywhere.
 
-use cu_core::model::keys::{self, Key, NamedKey};
+use cu_core::model::keys::{self, Key, Modifiers, NamedKey};
 
-/// A combination's keysyms: modifiers first, the key last.
+/// A combination's keysyms: modifiers first, the key last; 0 for a key X has no keysym for
+/// (none today).
 pub fn keysyms(combo: &keys::Combo) -> Vec<u32> {
     combo.keys().iter().copied().map(keysym_of_key).collect()
+}
+
+/// The keysyms of held modifiers, in the order they go down.
+pub fn modifier_keysyms(held: Modifiers) -> Vec<u32> {
+    held.keys()
+        .into_iter()
+        .map(|k| keysym_of_key(Key::Named(k)))
+        .collect()
 }
 
 /// The keysym of a key.
@@ -42,6 +51,29 @@ pub fn keysym_of_key(key: Key) -> u32 {
         Super => 0xffeb,
         SuperRight => 0xffec,
         F(n) => 0xffbe + u32::from(n) - 1,
+        KpDigit(n) => 0xffb0 + u32::from(n.min(9)),
+        KpMultiply => 0xffaa,
+        KpAdd => 0xffab,
+        KpSeparator => 0xffac,
+        KpSubtract => 0xffad,
+        KpDecimal => 0xffae,
+        KpDivide => 0xffaf,
+        KpEqual => 0xffbd,
+        NumLock => 0xff7f,
+        ScrollLock => 0xff14,
+        Pause => 0xff13,
+        // XF86 keysyms (XF86keysym.h).
+        VolumeDown => 0x1008_ff11,
+        VolumeMute => 0x1008_ff12,
+        VolumeUp => 0x1008_ff13,
+        MediaPlayPause => 0x1008_ff14,
+        MediaStop => 0x1008_ff15,
+        MediaPrevious => 0x1008_ff16,
+        MediaNext => 0x1008_ff17,
+        BrowserHome => 0x1008_ff18,
+        BrowserBack => 0x1008_ff26,
+        BrowserForward => 0x1008_ff27,
+        BrowserRefresh => 0x1008_ff29,
         _ => 0,
     }
 }
@@ -74,6 +106,12 @@ mod tests {
         assert_eq!(syms("alt+F4"), [0xffe9, 0xffc1]);
         assert_eq!(syms("ctrl++"), [0xffe3, 0x2b]);
         assert_eq!(syms("+"), [0x2b]);
+        assert_eq!(syms("kp_add"), [0xffab]);
+        assert_eq!(syms("KP_7"), [0xffb7]);
+        assert_eq!(syms("F24"), [0xffd5]);
+        assert_eq!(syms("AudioPlay"), [0x1008_ff14]);
+        let held = Modifiers::of(&"shift+ctrl".parse().unwrap()).unwrap();
+        assert_eq!(modifier_keysyms(held), [0xffe3, 0xffe1]);
     }
 
     #[test]

@@ -78,9 +78,26 @@ pub fn press(key: Key) -> KeyPress {
             Some(c) => code(*c),
             None => KeyPress::Text('\u{0}'),
         },
+        KpDigit(n) => match KEYPAD_DIGITS.get(usize::from(n)) {
+            Some(c) => code(*c),
+            None => KeyPress::Text('\u{0}'),
+        },
+        // kVK_ANSI_Keypad*.
+        KpDecimal => code(0x41),
+        KpMultiply => code(0x43),
+        KpAdd => code(0x45),
+        KpDivide => code(0x4B),
+        KpSubtract => code(0x4E),
+        KpEqual => code(0x51),
+        // kVK_ANSI_KeypadClear sits where Num Lock is on a PC keyboard.
+        NumLock => code(0x47),
+        // Media and browser keys are system-defined events on macOS, not key codes.
         _ => KeyPress::Text('\u{0}'),
     }
 }
+
+/// kVK_ANSI_Keypad0 … kVK_ANSI_Keypad9.
+const KEYPAD_DIGITS: [u16; 10] = [0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5B, 0x5C];
 
 /// kVK_F1 … kVK_F20.
 const F_KEYS: [u16; 20] = [

@@ -143,9 +143,10 @@ impl Backend for Scripted {
         let win = w.window(window)?;
         let origin = win.info.bounds.unwrap_or(Rect::new(0, 0, 0, 0));
         let inside = |p: &Point| p.x >= 0 && p.y >= 0 && p.x < origin.width && p.y < origin.height;
-        let points: Vec<Point> = match event {
+        let points: Vec<Point> = match event.unheld() {
             InputEvent::Move { at }
             | InputEvent::Click { at, .. }
+            | InputEvent::Button { at, .. }
             | InputEvent::Scroll { at, .. } => vec![*at],
             InputEvent::Drag { from, to, .. } => vec![*from, *to],
             _ => Vec::new(),
@@ -154,7 +155,18 @@ impl Backend for Scripted {
             return Err(Error::new(ErrorCode::OutOfWindow, "outside the window"));
         }
         w.events.push(Event::Input(window.clone(), event.clone()));
-        match event {
+        match event.unheld() {
+            // A release of the primary button over an element presses it, as a click does.
+            InputEvent::Button {
+                at,
+                button: MouseButton::Left,
+                pressed: false,
+            } => {
+                let win = w.window(window)?;
+                if let Some(t) = win.receiver_at(*at) {
+                    w.press(window, t);
+                }
+            }
             InputEvent::Click { at, button, .. } => {
                 let win = w.window(window)?;
                 let target = win.receiver_at(*at);

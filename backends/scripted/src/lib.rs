@@ -178,7 +178,13 @@ impl Scripted {
 
     /// Makes the next call of kind `call` fail with `code`.
     pub fn fail_next(&self, call: Call, code: ErrorCode) {
-        self.world().failures.insert(call, code);
+        self.world().failures.insert(call, (code, false));
+    }
+
+    /// Makes the next call of kind `call` fail with `code` before anything reached the app (a
+    /// key the platform cannot map, an element that refused the action).
+    pub fn fail_next_unsent(&self, call: Call, code: ErrorCode) {
+        self.world().failures.insert(call, (code, true));
     }
 
     /// Makes the next call of kind `call` panic (a bug inside a tool call, for the test that

@@ -28,7 +28,8 @@ pub(crate) struct World {
     pub(crate) events: Vec<Event>,
     pub(crate) presses: Vec<String>,
     pub(crate) reactions: HashMap<String, Reaction>,
-    pub(crate) failures: HashMap<Call, ErrorCode>,
+    /// The next call of a kind fails with this code; `true` when nothing reached the app.
+    pub(crate) failures: HashMap<Call, (ErrorCode, bool)>,
     pub(crate) panics: std::collections::HashSet<Call>,
     pub(crate) next_window: u32,
     pub(crate) clipboard: String,
@@ -97,7 +98,10 @@ impl World {
             panic!("scripted panic in {call:?}");
         }
         match self.failures.remove(&call) {
-            Some(code) => Err(Error::new(code, format!("scripted failure of {call:?}"))),
+            Some((code, unsent)) => {
+                let e = Error::new(code, format!("scripted failure of {call:?}"));
+                Err(if unsent { e.before_sending() } else { e })
+            }
             None => Ok(()),
         }
     }

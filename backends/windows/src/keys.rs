@@ -20,6 +20,8 @@ pub enum KeyStroke {
     /// A character without a fixed key: the backend asks the layout (`VkKeyScanW`) and falls
     /// back to a `KEYEVENTF_UNICODE` unit.
     Char(char),
+    /// A key Windows has no virtual key for (F25 and up, keypad "=").
+    Unavailable,
 }
 
 /// The stroke for a key.
@@ -58,7 +60,29 @@ pub fn stroke(key: Key) -> KeyStroke {
         SuperRight => (0x5C, true),
         // VK_F1 = 0x70 … VK_F24 = 0x87; Windows has no F25 and up.
         F(n @ 1..=24) => (0x70 + u16::from(n) - 1, false),
-        _ => return KeyStroke::Char('\u{0}'),
+        KpDigit(n @ 0..=9) => (0x60 + u16::from(n), false),
+        KpMultiply => (0x6A, false),
+        KpAdd => (0x6B, false),
+        KpSeparator => (0x6C, false),
+        KpSubtract => (0x6D, false),
+        KpDecimal => (0x6E, false),
+        KpDivide => (0x6F, true),
+        NumLock => (0x90, true),
+        ScrollLock => (0x91, false),
+        Pause => (0x13, false),
+        // The media and browser keys send E0-prefixed scan codes.
+        BrowserBack => (0xA6, true),
+        BrowserForward => (0xA7, true),
+        BrowserRefresh => (0xA8, true),
+        BrowserHome => (0xAC, true),
+        VolumeMute => (0xAD, true),
+        VolumeDown => (0xAE, true),
+        VolumeUp => (0xAF, true),
+        MediaNext => (0xB0, true),
+        MediaPrevious => (0xB1, true),
+        MediaStop => (0xB2, true),
+        MediaPlayPause => (0xB3, true),
+        _ => return KeyStroke::Unavailable,
     };
     KeyStroke::Virtual { vk, extended }
 }
@@ -160,6 +184,11 @@ mod tests {
         assert_eq!(strokes("ctrl+1"), [v(0xA2, false), v(0x31, false)]);
         assert_eq!(strokes("F24"), [v(0x87, false)]);
         assert_eq!(strokes("ctrl++"), [v(0xA2, false), KeyStroke::Char('+')]);
+        assert_eq!(strokes("kp_add"), [v(0x6B, false)]);
+        assert_eq!(strokes("KP_0"), [v(0x60, false)]);
+        assert_eq!(strokes("AudioPlay"), [v(0xB3, true)]);
+        assert_eq!(strokes("F25"), [KeyStroke::Unavailable]);
+        assert_eq!(strokes("KP_Equal"), [KeyStroke::Unavailable]);
     }
 
     #[test]

@@ -68,6 +68,7 @@ impl SemanticAction {
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MouseButton {
     /// The primary button.
@@ -77,6 +78,10 @@ pub enum MouseButton {
     Middle,
     /// The secondary button.
     Right,
+    /// The "back" side button (X button 8, XBUTTON1).
+    Back,
+    /// The "forward" side button (X button 9, XBUTTON2).
+    Forward,
 }
 
 /// Raw input at window-relative logical pixels.
@@ -126,6 +131,42 @@ pub enum InputEvent {
         /// The text.
         text: String,
     },
+    /// Press or release one button at a point, alone (a press held across steps).
+    Button {
+        /// Where.
+        at: Point,
+        /// Which button.
+        button: MouseButton,
+        /// Pressed (`true`) or released.
+        pressed: bool,
+    },
+    /// A pointer event sent while modifier keys are held (ctrl+click, shift+drag,
+    /// ctrl+scroll); they go down before it and up after it, whatever it did.
+    Held {
+        /// The keys held.
+        modifiers: crate::model::keys::Modifiers,
+        /// The pointer event.
+        event: Box<InputEvent>,
+    },
+}
+
+impl InputEvent {
+    /// The pointer event itself, without the modifiers held around it.
+    pub fn unheld(&self) -> &InputEvent {
+        match self {
+            InputEvent::Held { event, .. } => event.unheld(),
+            other => other,
+        }
+    }
+
+    /// The points where a button goes down or up (what the safety gate hit-tests).
+    pub fn pressed_points(&self) -> Vec<Point> {
+        match self.unheld() {
+            InputEvent::Click { at, .. } | InputEvent::Button { at, .. } => vec![*at],
+            InputEvent::Drag { from, to, .. } => vec![*from, *to],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A change to a top-level window (`gui_window`).

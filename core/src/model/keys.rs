@@ -40,9 +40,51 @@ pub enum NamedKey {
     SuperRight,
     /// F1 to F35.
     F(u8),
+    /// A keypad digit, 0 to 9 (`KP_0`).
+    KpDigit(u8),
+    KpAdd,
+    KpSubtract,
+    KpMultiply,
+    KpDivide,
+    KpDecimal,
+    KpEqual,
+    KpSeparator,
+    NumLock,
+    ScrollLock,
+    Pause,
+    VolumeMute,
+    VolumeDown,
+    VolumeUp,
+    MediaPlayPause,
+    MediaStop,
+    MediaNext,
+    MediaPrevious,
+    BrowserBack,
+    BrowserForward,
+    BrowserRefresh,
+    BrowserHome,
 }
 
 impl NamedKey {
+    /// True for the media, volume and browser keys (XF86 keysyms on X11).
+    pub const fn is_media(self) -> bool {
+        use NamedKey::*;
+        matches!(
+            self,
+            VolumeMute
+                | VolumeDown
+                | VolumeUp
+                | MediaPlayPause
+                | MediaStop
+                | MediaNext
+                | MediaPrevious
+                | BrowserBack
+                | BrowserForward
+                | BrowserRefresh
+                | BrowserHome
+        )
+    }
+
     /// True for Shift, Ctrl, Alt and Super (either side).
     pub const fn is_modifier(self) -> bool {
         use NamedKey::*;
@@ -70,6 +112,66 @@ impl Key {
             self,
             Key::Named(NamedKey::Return | NamedKey::KpEnter) | Key::Char(' ' | '\n' | '\r')
         )
+    }
+}
+
+/// Modifier keys held down while a pointer event is sent (ctrl+click, shift+drag,
+/// ctrl+scroll), either side the same.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub struct Modifiers {
+    /// Control.
+    #[serde(default)]
+    pub ctrl: bool,
+    /// Shift.
+    #[serde(default)]
+    pub shift: bool,
+    /// Alt (Option on macOS).
+    #[serde(default)]
+    pub alt: bool,
+    /// Super (the Windows key, Command on macOS).
+    #[serde(default, rename = "super")]
+    pub super_key: bool,
+}
+
+impl Modifiers {
+    /// The modifiers of `combo`; an error names a key that is not one.
+    pub fn of(combo: &Combo) -> Result<Modifiers, String> {
+        let mut held = Modifiers::default();
+        for key in combo.keys() {
+            match key {
+                Key::Named(NamedKey::Ctrl | NamedKey::CtrlRight) => held.ctrl = true,
+                Key::Named(NamedKey::Shift | NamedKey::ShiftRight) => held.shift = true,
+                Key::Named(NamedKey::Alt | NamedKey::AltRight) => held.alt = true,
+                Key::Named(NamedKey::Super | NamedKey::SuperRight) => held.super_key = true,
+                other => {
+                    return Err(format!(
+                        "{} is not a modifier (ctrl, shift, alt, super)",
+                        name_of(*other)
+                    ))
+                }
+            }
+        }
+        Ok(held)
+    }
+
+    /// True when none is held.
+    pub fn is_empty(self) -> bool {
+        self == Modifiers::default()
+    }
+
+    /// The keys to hold, in the order they go down.
+    pub fn keys(self) -> Vec<NamedKey> {
+        [
+            (self.ctrl, NamedKey::Ctrl),
+            (self.shift, NamedKey::Shift),
+            (self.alt, NamedKey::Alt),
+            (self.super_key, NamedKey::Super),
+        ]
+        .into_iter()
+        .filter_map(|(held, key)| held.then_some(key))
+        .collect()
     }
 }
 
@@ -183,6 +285,28 @@ pub fn name_of(key: Key) -> std::borrow::Cow<'static, str> {
             Super => "super",
             SuperRight => "Super_R",
             F(n) => return format!("F{n}").into(),
+            KpDigit(n) => return format!("KP_{n}").into(),
+            KpAdd => "KP_Add",
+            KpSubtract => "KP_Subtract",
+            KpMultiply => "KP_Multiply",
+            KpDivide => "KP_Divide",
+            KpDecimal => "KP_Decimal",
+            KpEqual => "KP_Equal",
+            KpSeparator => "KP_Separator",
+            NumLock => "Num_Lock",
+            ScrollLock => "Scroll_Lock",
+            Pause => "Pause",
+            VolumeMute => "AudioMute",
+            VolumeDown => "AudioLowerVolume",
+            VolumeUp => "AudioRaiseVolume",
+            MediaPlayPause => "AudioPlay",
+            MediaStop => "AudioStop",
+            MediaNext => "AudioNext",
+            MediaPrevious => "AudioPrev",
+            BrowserBack => "Back",
+            BrowserForward => "Forward",
+            BrowserRefresh => "Refresh",
+            BrowserHome => "HomePage",
         },
     };
     named.into()
@@ -249,7 +373,36 @@ pub fn key_of_name(name: &str) -> Option<Key> {
         "alt_r" | "altgr" => AltRight,
         "super" | "super_l" | "win" | "meta" | "cmd" | "command" => Super,
         "super_r" => SuperRight,
+        "kp_add" | "kp_plus" => KpAdd,
+        "kp_subtract" | "kp_minus" => KpSubtract,
+        "kp_multiply" => KpMultiply,
+        "kp_divide" => KpDivide,
+        "kp_decimal" => KpDecimal,
+        "kp_equal" => KpEqual,
+        "kp_separator" => KpSeparator,
+        "num_lock" | "numlock" => NumLock,
+        "scroll_lock" | "scrolllock" => ScrollLock,
+        "pause" | "break" => Pause,
+        "audiomute" | "volume_mute" | "mute" => VolumeMute,
+        "audiolowervolume" | "volume_down" => VolumeDown,
+        "audioraisevolume" | "volume_up" => VolumeUp,
+        "audioplay" | "media_play_pause" | "play_pause" => MediaPlayPause,
+        "audiostop" | "media_stop" => MediaStop,
+        "audionext" | "media_next" | "media_next_track" => MediaNext,
+        "audioprev" | "media_prev" | "media_previous" | "media_prev_track" => MediaPrevious,
+        "back" | "browser_back" => BrowserBack,
+        "forward" | "browser_forward" => BrowserForward,
+        "refresh" | "browser_refresh" => BrowserRefresh,
+        "homepage" | "browser_home" => BrowserHome,
         _ => {
+            // XF86 names as xdotool writes them ("XF86AudioPlay").
+            if let Some(rest) = lower.strip_prefix("xf86") {
+                return key_of_name(rest).filter(|k| matches!(k, Key::Named(n) if n.is_media()));
+            }
+            if let Some(digit) = lower.strip_prefix("kp_") {
+                let n: u8 = digit.parse().ok().filter(|n| *n <= 9)?;
+                return Some(Key::Named(KpDigit(n)));
+            }
             let n: u8 = lower.strip_prefix('f')?.parse().ok()?;
             if (1..=35).contains(&n) {
                 F(n)
@@ -315,6 +468,14 @@ mod tests {
             "BackSpace",
             "F35",
             "-",
+            "KP_Add",
+            "KP_7",
+            "kp_multiply",
+            "AudioPlay",
+            "XF86AudioRaiseVolume",
+            "ctrl+Back",
+            "Num_Lock",
+            "F24",
         ] {
             let combo: Combo = text.parse().unwrap();
             let shown = combo.to_string();
@@ -333,6 +494,41 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unknown key \"nosuchkey\""));
+    }
+
+    /// Issue 40 (cua-auto-harness): keypad keys other than KP_Enter had no name.
+    #[test]
+    fn regression_kp_add_was_an_invalid_argument() {
+        assert_eq!(parse_combo("kp_add"), Ok(vec![Key::Named(KpAdd)]));
+        assert_eq!(parse_combo("KP_0"), Ok(vec![Key::Named(KpDigit(0))]));
+        assert!(parse_combo("KP_10").is_err());
+        assert!(
+            parse_combo("XF86Return").is_err(),
+            "only media keys take the XF86 prefix"
+        );
+        assert_eq!(
+            parse_combo("XF86AudioMute"),
+            Ok(vec![Key::Named(VolumeMute)])
+        );
+    }
+
+    #[test]
+    fn held_modifiers_come_from_a_combination_of_modifiers_only() {
+        let held = |text: &str| Modifiers::of(&text.parse::<Combo>().unwrap());
+        assert_eq!(
+            held("ctrl+shift_r"),
+            Ok(Modifiers {
+                ctrl: true,
+                shift: true,
+                ..Modifiers::default()
+            })
+        );
+        assert_eq!(
+            held("ctrl+shift").map(Modifiers::keys),
+            Ok(vec![Ctrl, Shift])
+        );
+        assert!(held("ctrl+a").is_err());
+        assert!(held("ctrl").is_ok_and(|m| !m.is_empty()));
     }
 
     #[test]

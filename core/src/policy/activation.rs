@@ -60,6 +60,17 @@ pub fn reach_of_combo(keys: &[Key]) -> Reach {
         Key::Char(' ') if !alt && !sup => Reach::Space,
         Key::Char(c) if alt && !ctrl && !sup && !c.is_whitespace() => Reach::AccessKey,
         Key::Char(_) if !ctrl && !alt && !sup => Reach::Chars,
+        // Keypad digits and operators type their characters.
+        Key::Named(
+            NamedKey::KpDigit(_)
+            | NamedKey::KpAdd
+            | NamedKey::KpSubtract
+            | NamedKey::KpMultiply
+            | NamedKey::KpDivide
+            | NamedKey::KpDecimal
+            | NamedKey::KpEqual
+            | NamedKey::KpSeparator,
+        ) if !ctrl && !alt && !sup => Reach::Chars,
         Key::Named(NamedKey::Delete) if !ctrl && !alt && !sup => Reach::DeleteKey,
         Key::Named(
             NamedKey::Tab

@@ -249,22 +249,25 @@ impl StateRegistry {
                 serde_json::json!({ "path": self.dir.display().to_string(), "disk_full": true }),
             ));
         }
-        let claimed = crate::store::private::file_options()
-            .write(true)
-            .create_new(true)
-            .open(&to);
-        match claimed {
-            Ok(_) => {
-                let _ = std::fs::remove_file(&from);
-                Ok(())
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(self.missing(id)?),
+        // Renaming is the claim: of two calls racing for one state, only one finds the file.
+        match std::fs::rename(&from, &to) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(self.missing(id)?),
             Err(e) => Err(crate::store::private::storage_error(
                 "cannot consume",
                 &to,
                 e,
             )),
         }
+    }
+
+    /// Gives back a state [`Self::consume`] took, for a call that then sent nothing (the input
+    /// failed before it reached the app): it stays usable, as if never consumed.
+    pub fn restore(&self, id: &str) -> Result<()> {
+        let used = self.path(id, "used")?;
+        let state = self.path(id, "json")?;
+        std::fs::rename(&used, &state)
+            .map_err(|e| crate::store::private::storage_error("cannot restore", &state, e))
     }
 
     fn missing(&self, id: &str) -> Result<Error> {
@@ -361,6 +364,13 @@ mod tests {
             reg.load(&id, &desk).err().map(|e| e.code),
             Some(ErrorCode::StateAlreadyUsed)
         );
+        // A call that then sent nothing gives it back whole.
+        reg.restore(&id).unwrap();
+        assert_eq!(
+            reg.load(&id, &desk).ok().map(|s| s.elements.len()),
+            Some(loaded.elements.len())
+        );
+        reg.consume(&id).unwrap();
     }
 
     #[test]

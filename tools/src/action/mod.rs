@@ -23,7 +23,7 @@ use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 
-pub use step::{Drag, Pointer, Scroll, Step};
+pub use step::{Drag, Pointer, Press, Scroll, Step};
 
 use crate::approval::{Blocked, Reason};
 use crate::effect::{Effect, Opened};
@@ -175,6 +175,10 @@ impl Service {
         if plans.iter().any(uses_coordinates) {
             self.check_geometry(&window, &state).await?;
         }
+        let listed = match &expect {
+            Some((check, _)) => crate::wait::windows_now(self, check).await,
+            None => None,
+        };
         let mut sender = Sender::new(
             self,
             &window,
@@ -282,7 +286,8 @@ impl Service {
         sender.commit()?;
         let expect = match expect {
             Some((check, timeout)) => {
-                Some(crate::wait::expect(self, &window, &check, &state, timeout).await)
+                let since = (&state, listed);
+                Some(crate::wait::expect(self, &window, &check, since, timeout).await)
             }
             None => None,
         };
@@ -297,14 +302,10 @@ impl Service {
         for (step, plan) in plans.iter().enumerate() {
             // Only what the observation shows; every piece is judged again live when sent.
             let label: Option<(String, Option<&SavedElement>)> = match plan {
-                Plan::Element { kind, element }
-                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
-                {
+                Plan::Element { kind, element } if kind.presses() => {
                     Some((element.name.clone(), Some(element)))
                 }
-                Plan::Point { kind, at }
-                    if *kind != Kind::Move && !matches!(kind, Kind::Scroll { .. }) =>
-                {
+                Plan::Point { kind, at } if kind.presses() => {
                     state.element_at(*at).map(|e| (e.name.clone(), Some(e)))
                 }
                 Plan::SetValue { element, .. } => Some((element.name.clone(), Some(element))),
@@ -337,7 +338,7 @@ impl Service {
                 } => focused = Some(element.clone()),
                 Plan::Point {
                     at,
-                    kind: Kind::Click | Kind::DoubleClick,
+                    kind: Kind::Click | Kind::DoubleClick | Kind::Press { .. },
                 } => focused = state.element_at(*at).cloned(),
                 _ => {}
             }
@@ -436,13 +437,7 @@ fn step_failed(e: Error, step: usize, kind: &str, done: &[StepResult], sent: boo
 
 fn kind_name(plan: &Plan) -> &'static str {
     match plan {
-        Plan::Element { kind, .. } | Plan::Point { kind, .. } => match kind {
-            Kind::Click => "click",
-            Kind::DoubleClick => "double_click",
-            Kind::RightClick => "right_click",
-            Kind::Move => "move",
-            Kind::Scroll { .. } => "scroll",
-        },
+        Plan::Element { kind, .. } | Plan::Point { kind, .. } => kind.name(),
         Plan::Drag { .. } => "drag",
         Plan::Type { .. } => "type",
         Plan::Key { .. } => "key",

@@ -2,12 +2,14 @@
 //! exist and were on screen, points lie inside the window, texts and key combinations are
 //! within bounds, so nothing is refused after the state is used.
 
+use cu_core::model::backend::MouseButton;
 use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::keys::{Combo, Modifiers};
 use cu_core::policy::activation;
 use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 
-use super::step::{Pointer, Step};
+use super::step::Step;
 use crate::steps::{center, Kind, Plan};
 
 /// Most scroll notches one step sends each way.
@@ -88,20 +90,73 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
             _ => Err(bad(step, "give either element_id or x and y")),
         }
     };
-    let pointer = |kind: Kind, p: &Pointer| -> Result<Plan> {
-        Ok(match target(p.element_id.as_deref(), p.x, p.y)? {
+    let pointer = |kind: Kind, (id, x, y): (Option<&str>, Option<i32>, Option<i32>)| {
+        Ok::<_, Error>(match target(id, x, y)? {
             Target::Element(element) => Plan::Element { kind, element },
             Target::Point(at) => Plan::Point { kind, at },
+        })
+    };
+    let held = |modifiers: &Option<Combo>| -> Result<Modifiers> {
+        modifiers.as_ref().map_or(Ok(Modifiers::default()), |m| {
+            Modifiers::of(m).map_err(|e| bad(step, format!("modifiers: {e}")))
         })
     };
     let need_element = |id: &str| -> Result<SavedElement> {
         element(Some(id))?.ok_or_else(|| bad(step, format!("{} needs element_id", spec.name())))
     };
     match spec {
-        Step::Click(p) => pointer(Kind::Click, p),
-        Step::DoubleClick(p) => pointer(Kind::DoubleClick, p),
-        Step::RightClick(p) => pointer(Kind::RightClick, p),
-        Step::Move(p) => pointer(Kind::Move, p),
+        Step::Click(p) => {
+            let button = p.button.unwrap_or_default();
+            let count = p.count.unwrap_or(1);
+            if !(1..=3).contains(&count) {
+                return Err(bad(step, "count is 1, 2 or 3"));
+            }
+            let held = held(&p.modifiers)?;
+            let kind = if button == MouseButton::Left && count == 1 && held.is_empty() {
+                Kind::Click
+            } else {
+                Kind::Press {
+                    button,
+                    count,
+                    held,
+                }
+            };
+            pointer(kind, (p.element_id.as_deref(), p.x, p.y))
+        }
+        Step::DoubleClick(p) | Step::RightClick(p) => {
+            let held = held(&p.modifiers)?;
+            let (plain, button, count) = match spec {
+                Step::DoubleClick(_) => (Kind::DoubleClick, MouseButton::Left, 2),
+                _ => (Kind::RightClick, MouseButton::Right, 1),
+            };
+            let kind = if held.is_empty() {
+                plain
+            } else {
+                Kind::Press {
+                    button,
+                    count,
+                    held,
+                }
+            };
+            pointer(kind, (p.element_id.as_deref(), p.x, p.y))
+        }
+        Step::MouseDown(p) | Step::MouseUp(p) => {
+            if p.count.is_some() {
+                return Err(bad(step, format!("{} takes no count", spec.name())));
+            }
+            let kind = Kind::Button {
+                button: p.button.unwrap_or_default(),
+                pressed: matches!(spec, Step::MouseDown(_)),
+                held: held(&p.modifiers)?,
+            };
+            pointer(kind, (p.element_id.as_deref(), p.x, p.y))
+        }
+        Step::Move(p) => {
+            if p.modifiers.is_some() {
+                return Err(bad(step, "move takes no modifiers"));
+            }
+            pointer(Kind::Move, (p.element_id.as_deref(), p.x, p.y))
+        }
         Step::Scroll(s) => {
             let (dx, dy) = (s.dx.unwrap_or(0), s.dy.unwrap_or(3));
             if dx.unsigned_abs() > MAX_SCROLL || dy.unsigned_abs() > MAX_SCROLL {
@@ -110,15 +165,12 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
                     format!("scroll at most {MAX_SCROLL} notches each way"),
                 ));
             }
-            let kind = Kind::Scroll { dx, dy };
-            pointer(
-                kind,
-                &Pointer {
-                    element_id: s.element_id.clone(),
-                    x: s.x,
-                    y: s.y,
-                },
-            )
+            let kind = Kind::Scroll {
+                dx,
+                dy,
+                held: held(&s.modifiers)?,
+            };
+            pointer(kind, (s.element_id.as_deref(), s.x, s.y))
         }
         Step::Drag(d) => {
             let at = |t: Target| match t {
@@ -132,7 +184,12 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
                 }
                 _ => return Err(bad(step, "drag needs to_element_id or to_x and to_y")),
             };
-            Ok(Plan::Drag { from, to })
+            Ok(Plan::Drag {
+                from,
+                to,
+                button: d.button.unwrap_or_default(),
+                held: held(&d.modifiers)?,
+            })
         }
         Step::Type { text, element_id } => {
             if text.is_empty() {

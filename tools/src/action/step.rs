@@ -2,6 +2,7 @@
 //! type with its own fields, unknown fields refused; decoded one by one so an error names its
 //! step. What a step may name is checked against the observation in `plan.rs`.
 
+use cu_core::model::backend::MouseButton;
 use cu_core::model::geometry::Point;
 use cu_core::model::keys::Combo;
 use serde::{Deserialize, Serialize};
@@ -11,13 +12,17 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// Click an element, or a point when no element fits.
-    Click(Pointer),
+    Click(Press),
     /// Double-click an element or a point.
     DoubleClick(Pointer),
     /// Right-click an element or a point (a context menu).
     RightClick(Pointer),
     /// Move the pointer over an element or a point.
     Move(Pointer),
+    /// Press a button and keep it down (release it with mouse_up).
+    MouseDown(Press),
+    /// Release a button pressed with mouse_down.
+    MouseUp(Press),
     /// Scroll the wheel over an element or a point.
     Scroll(Scroll),
     /// Press at an element or point, move to another, release.
@@ -69,6 +74,43 @@ pub struct Pointer {
     /// Window-relative y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<i32>,
+    /// Modifiers held meanwhile, e.g. ctrl or ctrl+shift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Combo>,
+}
+
+/// A click, or a button pressed or released alone, at an element or a point.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Press {
+    /// Target element (preferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_id: Option<String>,
+    /// Window-relative x, when no element fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i32>,
+    /// Window-relative y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i32>,
+    /// left (default), middle, right, back, forward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "button_schema")]
+    pub button: Option<MouseButton>,
+    /// click: 1–3 presses (3 = triple click).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 3))]
+    pub count: Option<u8>,
+    /// Modifiers held meanwhile, e.g. ctrl or ctrl+shift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Combo>,
+}
+
+/// A button's name on the wire, as a plain string enum.
+fn button_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["left", "middle", "right", "back", "forward"]
+    })
 }
 
 /// A scroll over an element or a point.
@@ -90,6 +132,9 @@ pub struct Scroll {
     /// Notches, positive down (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dy: Option<i32>,
+    /// Modifiers held meanwhile (ctrl: zoom).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Combo>,
 }
 
 /// A drag from an element or point to another.
@@ -114,6 +159,13 @@ pub struct Drag {
     /// End: y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_y: Option<i32>,
+    /// left (default), middle, right, back, forward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "button_schema")]
+    pub button: Option<MouseButton>,
+    /// Modifiers held meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Combo>,
 }
 
 impl Step {
@@ -124,6 +176,8 @@ impl Step {
             Step::DoubleClick(_) => "double_click",
             Step::RightClick(_) => "right_click",
             Step::Move(_) => "move",
+            Step::MouseDown(_) => "mouse_down",
+            Step::MouseUp(_) => "mouse_up",
             Step::Scroll(_) => "scroll",
             Step::Drag(_) => "drag",
             Step::Type { .. } => "type",
@@ -137,9 +191,8 @@ impl Step {
     /// The element it names (a drag's start).
     pub fn element_id(&self) -> Option<&str> {
         match self {
-            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
-                p.element_id.as_deref()
-            }
+            Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => p.element_id.as_deref(),
+            Step::Click(p) | Step::MouseDown(p) | Step::MouseUp(p) => p.element_id.as_deref(),
             Step::Scroll(s) => s.element_id.as_deref(),
             Step::Drag(d) => d.element_id.as_deref(),
             Step::Type { element_id, .. } => element_id.as_deref(),
@@ -151,9 +204,8 @@ impl Step {
     /// The point it names (a drag's start), when both coordinates are given.
     pub fn point(&self) -> Option<Point> {
         let (x, y) = match self {
-            Step::Click(p) | Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => {
-                (p.x, p.y)
-            }
+            Step::DoubleClick(p) | Step::RightClick(p) | Step::Move(p) => (p.x, p.y),
+            Step::Click(p) | Step::MouseDown(p) | Step::MouseUp(p) => (p.x, p.y),
             Step::Scroll(s) => (s.x, s.y),
             Step::Drag(d) => (d.x, d.y),
             _ => return None,

@@ -26,7 +26,6 @@ use std::time::{Duration, Instant};
 
 use cu_core::model::backend::{InputEvent, SemanticAction};
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
-use cu_core::model::geometry::Point;
 use cu_core::model::receiver::Probe;
 use cu_core::model::window::WindowId;
 use cu_core::policy::activation::{self, Reach};
@@ -173,6 +172,32 @@ impl<'s> Sender<'s> {
         self.approved_by.as_deref()
     }
 
+    /// Sends through `deliver` after consuming the state; an error the backend raised before
+    /// anything reached the app ([`Error::nothing_sent`]) gives the state back when this was the
+    /// call's first input, so a refused call never uses it up.
+    async fn deliver<F>(&mut self, deliver: F) -> Result<()>
+    where
+        F: std::future::Future<Output = Result<()>>,
+    {
+        let claimed = self.unconsumed.clone();
+        let first = !self.sent;
+        self.commit()?;
+        self.sent = true;
+        let done = deliver.await;
+        if let Err(e) = &done {
+            if e.nothing_sent && first {
+                self.sent = false;
+                if let Some(id) = claimed {
+                    match self.svc.states.restore(&id) {
+                        Ok(()) => self.unconsumed = Some(id),
+                        Err(e) => tracing::warn!("the unused state stays used: {e}"),
+                    }
+                }
+            }
+        }
+        done
+    }
+
     /// Consumes the state of the call, if not yet done: after every check, before input.
     pub(super) fn commit(&mut self) -> Result<()> {
         if let Some(id) = self.unconsumed.take() {
@@ -186,12 +211,9 @@ impl<'s> Sender<'s> {
 
     /// Pointer input: presses are judged by the hit test at each pressed point.
     pub(super) async fn pointer(&mut self, event: &InputEvent) -> Result<()> {
-        let pressed: Vec<Point> = match event {
-            InputEvent::Click { at, .. } => vec![*at],
-            InputEvent::Drag { from, to, .. } => vec![*from, *to],
-            _ => Vec::new(),
-        };
-        for at in pressed {
+        // Every point where a button goes down or up is judged: a release over "Delete" after
+        // a separate press on it clicks it.
+        for at in event.pressed_points() {
             let probe = self.svc.backend.element_at(&self.window, at).await;
             if self.judge_hit(&probe, at).await? == Verdict::ApprovedByPerson {
                 let again = self.svc.backend.element_at(&self.window, at).await;
@@ -200,7 +222,10 @@ impl<'s> Sender<'s> {
         }
         let before = self.known_focus();
         self.send(event).await?;
-        if !matches!(event, InputEvent::Move { .. } | InputEvent::Scroll { .. }) {
+        if !matches!(
+            event.unheld(),
+            InputEvent::Move { .. } | InputEvent::Scroll { .. }
+        ) {
             self.moved(before, false);
         }
         Ok(())
@@ -319,13 +344,11 @@ impl<'s> Sender<'s> {
         }
         self.not_the_desktop_page().await?;
         self.take_baseline().await;
-        self.commit()?;
-        self.sent = true;
         let before = self.known_focus();
+        let svc = self.svc;
+        let window = self.window.clone();
         let done = self
-            .svc
-            .backend
-            .perform(&self.window, element, action)
+            .deliver(svc.backend.perform(&window, element, action))
             .await;
         self.moved(before, false);
         done
@@ -369,9 +392,9 @@ impl<'s> Sender<'s> {
             }
         }
         self.take_baseline().await;
-        self.commit()?;
-        self.sent = true;
-        self.svc.backend.input(&self.window, event).await
+        let svc = self.svc;
+        let window = self.window.clone();
+        self.deliver(svc.backend.input(&window, event)).await
     }
 
     /// The element with its labels, read now; `ELEMENT_NOT_FOUND` when it is gone.

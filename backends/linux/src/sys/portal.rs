@@ -243,6 +243,45 @@ impl Portal {
         .await
     }
 
+    /// Presses (`pressed`) or releases `keysyms`, releasing in reverse (modifiers held around
+    /// a pointer event).
+    pub(crate) async fn hold(&self, keysyms: &[u32], pressed: bool) -> Result<()> {
+        self.with_live(async |live| {
+            if pressed {
+                for k in keysyms {
+                    live.key(*k as i32, KeyState::Pressed).await?;
+                }
+            } else {
+                for k in keysyms.iter().rev() {
+                    live.key(*k as i32, KeyState::Released).await?;
+                }
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Presses or releases `button` alone at `at`.
+    pub(crate) async fn button(
+        &self,
+        node: u32,
+        at: (f64, f64),
+        button: MouseButton,
+        pressed: bool,
+    ) -> Result<()> {
+        self.with_live(async |live| {
+            live.motion(node, at).await?;
+            tokio::time::sleep(POINTER_SETTLE).await;
+            let state = if pressed {
+                KeyState::Pressed
+            } else {
+                KeyState::Released
+            };
+            live.button(button, state).await
+        })
+        .await
+    }
+
     /// Types text as keysyms.
     pub(crate) async fn text(&self, text: &str) -> Result<()> {
         let syms: Vec<i32> = text
@@ -453,11 +492,13 @@ impl Live {
         button: MouseButton,
         state: KeyState,
     ) -> std::result::Result<(), ashpd::Error> {
-        // Linux evdev codes: BTN_LEFT, BTN_RIGHT, BTN_MIDDLE.
+        // Linux evdev codes: BTN_LEFT, BTN_RIGHT, BTN_MIDDLE, BTN_SIDE, BTN_EXTRA.
         let code = match button {
             MouseButton::Left => 0x110,
             MouseButton::Right => 0x111,
             MouseButton::Middle => 0x112,
+            MouseButton::Back => 0x113,
+            MouseButton::Forward => 0x114,
         };
         self.remote
             .notify_pointer_button(

@@ -53,8 +53,8 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             let (down, up, b) = buttons(*button);
             mouse(CGEventType::MouseMoved, p, CGMouseButton::Left, 1)?;
             for n in 1..=i64::from((*count).max(1)) {
-                mouse(down, p, b, n)?;
-                mouse(up, p, b, n)?;
+                button_event(down, p, b, *button, n)?;
+                button_event(up, p, b, *button, n)?;
             }
             Ok(())
         }
@@ -64,16 +64,18 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             let dragged = match button {
                 MouseButton::Left => CGEventType::LeftMouseDragged,
                 MouseButton::Right => CGEventType::RightMouseDragged,
-                MouseButton::Middle => CGEventType::OtherMouseDragged,
+                MouseButton::Middle | MouseButton::Back | MouseButton::Forward => {
+                    CGEventType::OtherMouseDragged
+                }
             };
-            mouse(down, a, b, 1)?;
+            button_event(down, a, b, *button, 1)?;
             for step in 1..=10 {
                 let t = f64::from(step) / 10.0;
                 let p = CGPoint::new(a.x + (b_.x - a.x) * t, a.y + (b_.y - a.y) * t);
-                mouse(dragged, p, b, 1)?;
+                button_event(dragged, p, b, *button, 1)?;
                 std::thread::sleep(Duration::from_millis(15));
             }
-            mouse(up, b_, b, 1)
+            button_event(up, b_, b, *button, 1)
         }
         InputEvent::Scroll { at, dx, dy } => {
             mouse(
@@ -94,8 +96,46 @@ pub(super) fn send(window: Rect, event: &InputEvent) -> Result<()> {
             e.post(CGEventTapLocation::HID);
             Ok(())
         }
+        InputEvent::Button {
+            at,
+            button,
+            pressed,
+        } => {
+            let p = global(*at)?;
+            let (down, up, b) = buttons(*button);
+            mouse(CGEventType::MouseMoved, p, CGMouseButton::Left, 1)?;
+            let kind = if *pressed { down } else { up };
+            button_event(kind, p, b, *button, 1)
+        }
+        InputEvent::Held { modifiers, event } => {
+            let presses: Vec<KeyPress> = modifiers
+                .keys()
+                .into_iter()
+                .map(|k| press(Key::Named(k)))
+                .collect();
+            let mut flags = 0u64;
+            for p in &presses {
+                if let KeyPress::Code { flag, .. } = p {
+                    flags |= flag;
+                }
+                key(p, true, flags)?;
+            }
+            let done = send(window, event);
+            let mut released = Ok(());
+            for p in presses.iter().rev() {
+                released = released.and(key(p, false, 0));
+            }
+            done.and(released)
+        }
         InputEvent::Key { combo } => {
             let presses: Vec<KeyPress> = combo.keys().iter().copied().map(press).collect();
+            if presses.contains(&KeyPress::Text('\u{0}')) {
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{combo} has a key macOS sends no key code for"),
+                )
+                .before_sending());
+            }
             let mut flags = 0u64;
             for p in &presses {
                 if let KeyPress::Code { flag, .. } = p {
@@ -151,12 +191,35 @@ fn buttons(button: MouseButton) -> (CGEventType, CGEventType, CGMouseButton) {
             CGEventType::RightMouseUp,
             CGMouseButton::Right,
         ),
-        MouseButton::Middle => (
+        MouseButton::Middle | MouseButton::Back | MouseButton::Forward => (
             CGEventType::OtherMouseDown,
             CGEventType::OtherMouseUp,
             CGMouseButton::Center,
         ),
     }
+}
+
+/// A button event of `button`: the "other" buttons carry their number (2 middle, 3 back,
+/// 4 forward), which `CGMouseButton` cannot name.
+fn button_event(
+    kind: CGEventType,
+    at: CGPoint,
+    cg: CGMouseButton,
+    button: MouseButton,
+    click_count: i64,
+) -> Result<()> {
+    let number = match button {
+        MouseButton::Left => 0,
+        MouseButton::Right => 1,
+        MouseButton::Middle => 2,
+        MouseButton::Back => 3,
+        MouseButton::Forward => 4,
+    };
+    let e = created(CGEvent::new_mouse_event(source()?, kind, at, cg))?;
+    e.set_integer_value_field(EventField::MOUSE_EVENT_CLICK_STATE, click_count);
+    e.set_integer_value_field(EventField::MOUSE_EVENT_BUTTON_NUMBER, number);
+    e.post(CGEventTapLocation::HID);
+    Ok(())
 }
 
 fn mouse(kind: CGEventType, at: CGPoint, button: CGMouseButton, click_count: i64) -> Result<()> {

@@ -15,8 +15,8 @@ use windows::Win32::UI::Input::KeyboardAndMouse::{
     KEYBD_EVENT_FLAGS, KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP, KEYEVENTF_UNICODE,
     MOUSEEVENTF_ABSOLUTE, MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP,
     MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_MOVE, MOUSEEVENTF_RIGHTDOWN,
-    MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_VIRTUALDESK, MOUSEEVENTF_WHEEL, MOUSEINPUT, MOUSE_EVENT_FLAGS,
-    VIRTUAL_KEY,
+    MOUSEEVENTF_RIGHTUP, MOUSEEVENTF_VIRTUALDESK, MOUSEEVENTF_WHEEL, MOUSEEVENTF_XDOWN,
+    MOUSEEVENTF_XUP, MOUSEINPUT, MOUSE_EVENT_FLAGS, VIRTUAL_KEY,
 };
 use windows::Win32::UI::WindowsAndMessaging::{
     GetSystemMetrics, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN,
@@ -73,21 +73,45 @@ pub(super) fn send(place: Placement, event: &InputEvent) -> Result<()> {
         }
         InputEvent::Click { at, button, count } => {
             let (x, y) = place.screen(*at)?;
-            let (down, up) = button_flags(*button);
+            let (down, up, data) = button_flags(*button);
             let mut events = vec![mouse(x, y, MOUSE_EVENT_FLAGS(0), 0)];
             for _ in 0..(*count).max(1) {
-                events.push(mouse(x, y, down, 0));
-                events.push(mouse(x, y, up, 0));
+                events.push(mouse(x, y, down, data));
+                events.push(mouse(x, y, up, data));
             }
             emit(&events)
+        }
+        InputEvent::Button {
+            at,
+            button,
+            pressed,
+        } => {
+            let (x, y) = place.screen(*at)?;
+            let (down, up, data) = button_flags(*button);
+            let flags = if *pressed { down } else { up };
+            emit(&[
+                mouse(x, y, MOUSE_EVENT_FLAGS(0), 0),
+                mouse(x, y, flags, data),
+            ])
+        }
+        InputEvent::Held { modifiers, event } => {
+            let downs: Vec<INPUT> = modifiers
+                .keys()
+                .into_iter()
+                .flat_map(|k| key_downs(Key::Named(k)))
+                .collect();
+            emit(&downs)?;
+            let done = send(place, event);
+            let ups: Vec<INPUT> = downs.iter().rev().map(released).collect();
+            done.and(emit(&ups))
         }
         InputEvent::Drag { from, to, button } => {
             let (x0, y0) = place.screen(*from)?;
             let (x1, y1) = place.screen(*to)?;
-            let (down, up) = button_flags(*button);
+            let (down, up, data) = button_flags(*button);
             emit(&[
                 mouse(x0, y0, MOUSE_EVENT_FLAGS(0), 0),
-                mouse(x0, y0, down, 0),
+                mouse(x0, y0, down, data),
             ])?;
             // Intermediate moves, so drag-and-drop targets see the pointer travel.
             for step in 1..=10 {
@@ -96,7 +120,7 @@ pub(super) fn send(place: Placement, event: &InputEvent) -> Result<()> {
                 emit(&[mouse(x, y, MOUSE_EVENT_FLAGS(0), 0)])?;
                 std::thread::sleep(Duration::from_millis(15));
             }
-            emit(&[mouse(x1, y1, up, 0)])
+            emit(&[mouse(x1, y1, up, data)])
         }
         InputEvent::Scroll { at, dx, dy } => {
             let (x, y) = place.screen(*at)?;
@@ -111,6 +135,17 @@ pub(super) fn send(place: Placement, event: &InputEvent) -> Result<()> {
             emit(&events)
         }
         InputEvent::Key { combo } => {
+            if combo
+                .keys()
+                .iter()
+                .any(|k| stroke(*k) == KeyStroke::Unavailable)
+            {
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{combo} has a key Windows has no virtual key for"),
+                )
+                .before_sending());
+            }
             let mut downs = Vec::new();
             for &key in combo.keys() {
                 downs.extend(key_downs(key));
@@ -154,6 +189,7 @@ fn key_downs(key: Key) -> Vec<INPUT> {
             };
             vec![keyboard(vk, 0, flags)]
         }
+        KeyStroke::Unavailable => Vec::new(),
         KeyStroke::Char(c) => {
             let mut units = [0u16; 2];
             let encoded = c.encode_utf16(&mut units);
@@ -174,11 +210,17 @@ fn key_downs(key: Key) -> Vec<INPUT> {
     }
 }
 
-fn button_flags(button: MouseButton) -> (MOUSE_EVENT_FLAGS, MOUSE_EVENT_FLAGS) {
+/// A button's down and up flags, and the `mouseData` that names an X button.
+fn button_flags(button: MouseButton) -> (MOUSE_EVENT_FLAGS, MOUSE_EVENT_FLAGS, u32) {
+    // XBUTTON1 and XBUTTON2 (WinUser.h).
+    const XBUTTON1: u32 = 1;
+    const XBUTTON2: u32 = 2;
     match button {
-        MouseButton::Left => (MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP),
-        MouseButton::Middle => (MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP),
-        MouseButton::Right => (MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP),
+        MouseButton::Left => (MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, 0),
+        MouseButton::Middle => (MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_MIDDLEUP, 0),
+        MouseButton::Right => (MOUSEEVENTF_RIGHTDOWN, MOUSEEVENTF_RIGHTUP, 0),
+        MouseButton::Back => (MOUSEEVENTF_XDOWN, MOUSEEVENTF_XUP, XBUTTON1),
+        MouseButton::Forward => (MOUSEEVENTF_XDOWN, MOUSEEVENTF_XUP, XBUTTON2),
     }
 }
 

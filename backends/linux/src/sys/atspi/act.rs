@@ -62,6 +62,7 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
                     "the element refused focus (GrabFocus returned false)",
                 )
                 .with_suggestion("Click the element instead.")
+                .before_sending()
             })
         }
         SemanticAction::ScrollIntoView => {
@@ -213,10 +214,12 @@ async fn select(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
 
 fn not_supported_if_missing(e: Error, what: &str) -> Error {
     if e.code == ErrorCode::ActionNotSupported {
+        // The interface or method is missing: nothing was done.
         Error::new(
             ErrorCode::ActionNotSupported,
             format!("the element cannot {what}: {}", e.message),
         )
+        .before_sending()
     } else {
         e
     }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use cu_core::model::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, SemanticAction, Watch,
-    WindowChange, WindowImage,
+    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
+    Watch, WindowChange, WindowImage,
 };
 use cu_core::model::element::{ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::model::geometry::Point;
@@ -225,47 +225,23 @@ impl Backend for LinuxBackend {
         if let InputPath::Portal(_) = c.input {
             return c.portal_input(window, event).await;
         }
-        let (x, entry, xid) = c.x_target(window, "send input to").await?;
-        if entry.info.minimized {
-            return Err(Error::new(
-                ErrorCode::ActionFailed,
-                format!("window {window} is minimized"),
-            )
-            .with_suggestion("Restore the window first."));
-        }
-        let event = match event {
-            InputEvent::Move { at } => Resolved::Move(Connected::to_root(&entry, *at)?),
-            InputEvent::Click { at, button, count } => {
-                Resolved::Click(Connected::to_root(&entry, *at)?, *button, *count)
-            }
-            InputEvent::Drag { from, to, button } => Resolved::Drag(
-                Connected::to_root(&entry, *from)?,
-                Connected::to_root(&entry, *to)?,
-                *button,
-            ),
-            InputEvent::Scroll { at, dx, dy } => {
-                Resolved::Scroll(Connected::to_root(&entry, *at)?, *dx, *dy)
-            }
-            InputEvent::Key { combo } => Resolved::Key(keys::keysyms(combo)),
-            InputEvent::Text { text } => Resolved::Text(text.clone()),
-            other => {
+        let prepared = async {
+            let (x, entry, xid) = c.x_target(window, "send input to").await?;
+            if entry.info.minimized {
                 return Err(Error::new(
-                    ErrorCode::ActionNotSupported,
-                    format!("{other:?} is not supported on X11"),
-                ))
+                    ErrorCode::ActionFailed,
+                    format!("window {window} is minimized"),
+                )
+                .with_suggestion("Restore the window first."));
             }
+            Ok((x, Resolved::of(&entry, event)?, xid))
         };
+        // Nothing reached the app before the event was resolved.
+        let (x, event, xid) = prepared.await.map_err(Error::before_sending)?;
         blocking(move || {
             // XTEST events land on whatever is on top: activate the target first.
-            x.activate(xid)?;
-            match event {
-                Resolved::Move(p) => x.move_to(p),
-                Resolved::Click(p, b, n) => x.click(p, b, n),
-                Resolved::Drag(a, b, button) => x.drag(a, b, button),
-                Resolved::Scroll(p, dx, dy) => x.scroll(p, dx, dy),
-                Resolved::Key(syms) => x.key_combo(&syms),
-                Resolved::Text(t) => x.type_text(&t),
-            }
+            x.activate(xid).map_err(Error::before_sending)?;
+            event.send(&x)
         })
         .await
     }
@@ -445,11 +421,59 @@ impl Backend for LinuxBackend {
     }
 }
 
+/// An input event at root coordinates, ready for XTEST.
 enum Resolved {
     Move(Point),
-    Click(Point, cu_core::model::backend::MouseButton, u8),
-    Drag(Point, Point, cu_core::model::backend::MouseButton),
+    Click(Point, MouseButton, u8),
+    Button(Point, MouseButton, bool),
+    Drag(Point, Point, MouseButton),
     Scroll(Point, i32, i32),
     Key(Vec<u32>),
     Text(String),
+    Held(Vec<u32>, Box<Resolved>),
+}
+
+impl Resolved {
+    /// `event` at root coordinates of `entry`'s window (a point outside it is refused).
+    fn of(entry: &state::WindowEntry, event: &InputEvent) -> Result<Resolved> {
+        let root = |at: &Point| Connected::to_root(entry, *at);
+        Ok(match event {
+            InputEvent::Move { at } => Resolved::Move(root(at)?),
+            InputEvent::Click { at, button, count } => Resolved::Click(root(at)?, *button, *count),
+            InputEvent::Button {
+                at,
+                button,
+                pressed,
+            } => Resolved::Button(root(at)?, *button, *pressed),
+            InputEvent::Drag { from, to, button } => {
+                Resolved::Drag(root(from)?, root(to)?, *button)
+            }
+            InputEvent::Scroll { at, dx, dy } => Resolved::Scroll(root(at)?, *dx, *dy),
+            InputEvent::Key { combo } => Resolved::Key(keys::keysyms(combo)),
+            InputEvent::Text { text } => Resolved::Text(text.clone()),
+            InputEvent::Held { modifiers, event } => Resolved::Held(
+                keys::modifier_keysyms(*modifiers),
+                Box::new(Resolved::of(entry, event)?),
+            ),
+            other => {
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{other:?} is not supported on X11"),
+                ))
+            }
+        })
+    }
+
+    fn send(self, x: &X11) -> Result<()> {
+        match self {
+            Resolved::Move(p) => x.move_to(p),
+            Resolved::Click(p, b, n) => x.click(p, b, n),
+            Resolved::Button(p, b, pressed) => x.button(p, b, pressed),
+            Resolved::Drag(a, b, button) => x.drag(a, b, button),
+            Resolved::Scroll(p, dx, dy) => x.scroll(p, dx, dy),
+            Resolved::Key(syms) => x.key_combo(&syms),
+            Resolved::Text(t) => x.type_text(&t),
+            Resolved::Held(syms, event) => x.holding(&syms, || event.send(x)),
+        }
+    }
 }

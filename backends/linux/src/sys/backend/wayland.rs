@@ -219,6 +219,13 @@ impl Connected {
                 self.holds_keyboard(window).await?;
                 return portal.text(text).await;
             }
+            InputEvent::Held { modifiers, event } => {
+                let syms = crate::keys::modifier_keysyms(*modifiers);
+                portal.hold(&syms, true).await?;
+                let done = Box::pin(self.portal_input(window, event)).await;
+                let released = portal.hold(&syms, false).await;
+                return done.and(released);
+            }
             _ => {}
         }
         let (node, rect) = self.place_of(window).await?;
@@ -243,6 +250,11 @@ impl Connected {
                 portal.drag(node, place(*from)?, place(*to)?, *button).await
             }
             InputEvent::Scroll { at, dx, dy } => portal.scroll(node, place(*at)?, *dx, *dy).await,
+            InputEvent::Button {
+                at,
+                button,
+                pressed,
+            } => portal.button(node, place(*at)?, *button, *pressed).await,
             other => Err(Error::new(
                 ErrorCode::ActionNotSupported,
                 format!("{other:?} is not supported through the desktop portal"),
