@@ -388,10 +388,15 @@ pub fn question_of(snapshot: &Snapshot, dialog: usize) -> Vec<String> {
 /// Whether Return sent to `focus` stays there: the control takes line breaks as text, is pressed
 /// by it (a push button, a link, a menu item), or is a grid cell (a spreadsheet moves on).
 pub fn return_stays(focus: &Node) -> bool {
+    let editable =
+        focus.states.contains(State::Editable) && !focus.states.contains(State::ReadOnly);
+    // An editable paragraph or heading is the text of a document (a LibreOffice paragraph, the
+    // cell editor of a Calc cell being typed into): Return breaks the line or commits the cell
+    // there, and no default button of the window sees it (Calc's formula bar marks its "Accept"
+    // button default, and a table typed into a sheet was refused on "Accept").
     let line_breaks = matches!(focus.role, Role::TextArea | Role::Terminal | Role::Document)
-        || (focus.states.contains(State::MultiLine)
-            && focus.states.contains(State::Editable)
-            && !focus.states.contains(State::ReadOnly));
+        || (focus.states.contains(State::MultiLine) && editable)
+        || (matches!(focus.role, Role::Paragraph | Role::Heading) && editable);
     line_breaks
         || matches!(
             focus.role,
@@ -972,5 +977,19 @@ mod tests {
         );
         let stays: Vec<bool> = s.nodes[1..].iter().map(return_stays).collect();
         assert_eq!(stays, vec![true, false, true, true, false]);
+    }
+
+    /// Calc's cell editor is an editable paragraph, and its formula bar marks "Accept" as the
+    /// default button: a table typed into a sheet was refused on "Return lands on Accept".
+    #[test]
+    fn regression_return_in_a_calc_cell_editor_landed_on_the_formula_bars_accept() {
+        let s = parse(
+            "window \"Untitled 1 - LibreOffice Calc\"\n  document \"Sheet\"\n    paragraph \"\" =\"Qty\" [editable, focused]\n  button \"Accept\" [default]\n  label \"Status\"\n",
+        );
+        let editor = index(&s, "");
+        assert!(return_stays(&s.nodes[editor]));
+        // A paragraph that only shows text (a label's words) keeps no Return.
+        let shown = parse("window \"W\"\n  paragraph \"Note\"\n");
+        assert!(!return_stays(&shown.nodes[1]));
     }
 }

@@ -64,6 +64,14 @@ impl Sender<'_> {
             Reach::AccessKey => return self.judge_access_keys(what).await,
             _ => self.focus().await.clone(),
         };
+        if let Ok(f) = &focus {
+            // The receiver only: the typed piece never reaches a log.
+            tracing::debug!(
+                ?reach,
+                receiver = ?f.receiver().map(|n| (n.role, n.states)),
+                "judging a keyboard piece"
+            );
+        }
         let focus = match focus {
             Ok(f) => f,
             // Letters do not activate where focus cannot be read; the rest fails closed.

@@ -447,10 +447,17 @@ impl<'s> Sender<'s> {
     /// counts as unknown (so the next activating piece needs confirmation).
     async fn focus(&mut self) -> &Result<Probe> {
         if self.focus.is_none() {
+            let started = Instant::now();
+            let settling = self.unsettled.is_some();
             let read = match self.unsettled.take() {
                 Some(u) => self.settled_focus(u).await,
                 None => self.svc.backend.focused(&self.window).await,
             };
+            tracing::debug!(
+                settling,
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "focus read"
+            );
             self.focus = Some(read);
         }
         self.focus.get_or_insert_with(|| Ok(Probe::nothing()))

@@ -23,7 +23,13 @@ pub(crate) struct FocusLog {
     heard: Mutex<std::collections::HashSet<String>>,
     /// How many focus gains were recorded, to wait for the next one.
     gains: tokio::sync::watch::Sender<u64>,
+    /// The child each container that manages its descendants (a Calc sheet, a tree view) last
+    /// named active: the focus event names the container, and keys go to this child.
+    active: Mutex<HashMap<ObjRef, ObjRef>>,
 }
+
+/// Containers whose active child is remembered at most (a long session opens many tables).
+const MAX_ACTIVE: usize = 256;
 
 impl Default for FocusLog {
     fn default() -> Self {
@@ -31,6 +37,7 @@ impl Default for FocusLog {
             last: Mutex::default(),
             heard: Mutex::default(),
             gains: tokio::sync::watch::channel(0).0,
+            active: Mutex::default(),
         }
     }
 }
@@ -44,6 +51,11 @@ impl FocusLog {
     /// Watches the focus gains from now on: its `changed()` resolves at the next one recorded.
     pub(crate) fn gains(&self) -> tokio::sync::watch::Receiver<u64> {
         self.gains.subscribe()
+    }
+
+    /// The child `container` last named active (`object:active-descendant-changed`).
+    pub(crate) fn active_in(&self, container: &ObjRef) -> Option<ObjRef> {
+        self.active.lock().ok()?.get(container).cloned()
     }
 
     /// Whether the application at `bus` sent this process a focus event.
@@ -76,6 +88,14 @@ impl FocusLog {
     }
 }
 
+/// The child an `ActiveDescendantChanged` signal names (its `any_data`, an object reference).
+fn active_child(message: &zbus::Message) -> Option<ObjRef> {
+    let (_, _, data) = super::watch::event_args(message)?;
+    let (bus, path): (String, zbus::zvariant::OwnedObjectPath) = data.try_into().ok()?;
+    let child = ObjRef { bus, path };
+    (!child.is_null()).then_some(child)
+}
+
 /// Whether a `StateChanged` signal says its element gained (`true`) or lost focus.
 fn gained(message: &zbus::Message) -> Option<bool> {
     let (detail, detail1, _) = super::watch::event_args(message)?;
@@ -83,14 +103,30 @@ fn gained(message: &zbus::Message) -> Option<bool> {
 }
 
 impl FocusLog {
-    /// Records what `message` says of focus, if it is a focus event (the change-counting task
-    /// hands every event here before it counts it, so [`Atspi::caught_up`] proves the log is as
-    /// current as the counts).
+    /// Records what `message` says of focus, if it is a focus event or names a container's
+    /// active child (the change-counting task hands every event here before it counts it, so
+    /// [`Atspi::caught_up`] proves the log is as current as the counts).
     pub(super) fn hear(&self, message: &zbus::Message) {
         let header = message.header();
         let (Some(sender), Some(path)) = (header.sender(), header.path()) else {
             return;
         };
+        if header
+            .member()
+            .is_some_and(|m| m == "ActiveDescendantChanged")
+        {
+            let container = ObjRef {
+                bus: sender.to_string(),
+                path: path.to_owned().into(),
+            };
+            if let (Some(child), Ok(mut active)) = (active_child(message), self.active.lock()) {
+                if active.len() >= MAX_ACTIVE {
+                    active.clear();
+                }
+                active.insert(container, child);
+            }
+            return;
+        }
         if let Some(gained) = gained(message) {
             let obj = ObjRef {
                 bus: sender.to_string(),

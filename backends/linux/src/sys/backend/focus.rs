@@ -117,8 +117,25 @@ impl Connected {
         self.confirmed_focus(window, frame, entry, &now).await
     }
     /// `remembered`, the element an app's focus event named, if it says it is focused and sits
-    /// in `entry`'s window (or another showing top-level of its app).
+    /// in `entry`'s window (or another showing top-level of its app). A container that
+    /// manages its descendants (a Calc sheet) passes keys to the child it last named active,
+    /// which is the receiver when it says it is focused too (Return on a cell moves down; on
+    /// the sheet it was judged as handed to the window's default button).
     async fn confirmed_focus(
+        &self,
+        window: &WindowId,
+        frame: &ObjRef,
+        entry: &WindowEntry,
+        remembered: &ObjRef,
+    ) -> Option<Probe> {
+        if let Some(child) = self.atspi.focus.active_in(remembered) {
+            if let Some(found) = self.confirmed_one(window, frame, entry, &child).await {
+                return Some(found);
+            }
+        }
+        self.confirmed_one(window, frame, entry, remembered).await
+    }
+    async fn confirmed_one(
         &self,
         window: &WindowId,
         frame: &ObjRef,
