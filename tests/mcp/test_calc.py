@@ -171,6 +171,30 @@ def app_answers(pid, server_env, deadline_ms=1000):
     return float(out.stdout) if out.returncode == 0 else None
 
 
+async def test_regression_a_table_typed_into_a_sheet_was_refused_on_the_formula_bars_accept(
+        server_env, sheet):
+    """Typing a small table (tabs and line breaks) into a sheet with one `type` step was refused:
+    the gate judged Return on the sheet (the focus event names the table, not its active cell)
+    and handed it to the window's default button, the formula bar's "Accept". Now Return is
+    judged on the cell it goes to, and the table lands in the cells."""
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        wid = (await window_titled(client, "data.ods", timeout=120))["id"]
+        await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        err, res = await call(client, "click", {"app": wid, "target": "E2"})
+        assert not err, res
+        state = await observe(client, wid, max_elements=1)
+        text = "Chair\t49.90\nLamp\t15\n"
+        started = time.monotonic()
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
+                                                     "actions": [{"type": "type", "text": text}]})
+        seconds = time.monotonic() - started
+        assert not err, res
+        outline = await eventually(client, wid, lambda t: 'cell "F3" ="15"' in t, "the typed table")
+        for name, value in (("E2", "Chair"), ("F2", "49.9"), ("E3", "Lamp"), ("F3", "15")):
+            assert f'cell "{name}" ="{value}' in outline, outline
+        print(f"typed {len(text)} characters in {seconds:.2f} s")
+
+
 async def test_regression_gate_made_calc_visit_every_cell_behind_its_save_dialog(server_env, sheet):
     """With Calc's Save dialog open and its file-type list dropped down, `key Down` then `key
     Return` to the dialog took 22.7 s and were refused as "does not answer"; Calc then ran at
