@@ -59,7 +59,13 @@ fn fields(tool: &str) -> Fields {
             fenced: &["changes"],
         },
         "gui_action" => Fields {
-            marked: &["results[].opened.title", EXPECT[0], EXPECT[1], EXPECT[2]],
+            marked: &[
+                "results[].opened.title",
+                "results[].value",
+                EXPECT[0],
+                EXPECT[1],
+                EXPECT[2],
+            ],
             fenced: &["expect.changes"],
         },
         "click" => Fields {
@@ -126,6 +132,7 @@ const ERROR_DETAILS: &[&str] = &[
     "error.details.candidates",
     "error.details.dialog.title",
     "error.details.windows[].title",
+    "error.details.value",
 ];
 
 /// Marks `result`, the answer of `tool`: its structured content gets `untrusted` (when any of

@@ -315,7 +315,8 @@ async fn click_one(
     }
     let via = crate::steps::run(service, &mut sender, &state, &plan)
         .await
-        .map_err(|error| Failure::after(&sender, error))?;
+        .map_err(|error| Failure::after(&sender, error))?
+        .via;
     let before = sender.baseline().unwrap_or(before);
     let approved_by = sender.approved_by().map(str::to_owned);
     let seen = crate::effect::observe(

@@ -48,6 +48,9 @@ mod open;
 mod service;
 mod state;
 mod steps;
+mod taken;
+#[cfg(test)]
+mod taken_tests;
 mod target;
 #[cfg(test)]
 mod test_support;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::model::geometry::Point;
+use cu_core::model::keys::Combo;
 use cu_core::model::keys::Modifiers;
-use cu_core::model::keys::{Combo, Key, NamedKey};
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
@@ -40,6 +40,28 @@ impl Via {
             Via::Coordinates => "coordinates",
             Via::Keyboard => "keyboard",
             Via::Wait => "wait",
+        }
+    }
+}
+
+/// What running a step did: how, and what it checked took (a focus step's focus, a set
+/// value as it reads back).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ran {
+    pub(crate) via: Via,
+    /// The value the element reads after `set_value`.
+    pub(crate) value: Option<String>,
+    /// Keyboard focus was checked to have moved into the element (`focus`, `type` into an
+    /// element, a click on a field).
+    pub(crate) focus_moved: Option<bool>,
+}
+
+impl From<Via> for Ran {
+    fn from(via: Via) -> Ran {
+        Ran {
+            via,
+            value: None,
+            focus_moved: None,
         }
     }
 }
@@ -243,21 +265,46 @@ fn pointer(kind: Kind, at: Point) -> InputEvent {
 }
 
 /// Runs one step through `sender` (which judges every piece of input live); returns how it
-/// was done.
+/// was done and what was checked to have taken.
 pub(crate) async fn run(
     service: &Service,
     sender: &mut Sender<'_>,
     state: &SavedState,
     plan: &Plan,
-) -> Result<Via> {
+) -> Result<Ran> {
     match plan {
+        Plan::Type { text, into } => {
+            let focused = match into {
+                Some(element) => {
+                    sender.prejudge_text(&element.identity, text).await?;
+                    crate::taken::focus(service, sender, state, element).await?;
+                    Some(true)
+                }
+                None => None,
+            };
+            sender.text(text).await?;
+            Ok(Ran {
+                focus_moved: focused,
+                ..Ran::from(Via::Keyboard)
+            })
+        }
+        Plan::Focus { element } => {
+            let via = crate::taken::focus(service, sender, state, element).await?;
+            Ok(Ran {
+                focus_moved: Some(true),
+                ..Ran::from(via)
+            })
+        }
+        Plan::SetValue { element, value } => {
+            crate::taken::set_value(service, sender, state, element, value).await
+        }
         Plan::Element { kind, element } => {
             if *kind == Kind::Click && element.role != Role::Cell {
                 match sender
                     .perform(&element.identity, &SemanticAction::Invoke)
                     .await
                 {
-                    Ok(()) => return Ok(Via::Semantic),
+                    Ok(()) => return Ok(Via::Semantic.into()),
                     Err(e) if e.code != ErrorCode::ActionNotSupported => return Err(e),
                     Err(_) => {}
                 }
@@ -265,11 +312,11 @@ pub(crate) async fn run(
             let at = center(element)?;
             service.check_geometry(&state.window, state).await?;
             sender.pointer(&pointer(*kind, at)).await?;
-            Ok(Via::Coordinates)
+            Ok(Via::Coordinates.into())
         }
         Plan::Point { kind, at } => {
             sender.pointer(&pointer(*kind, *at)).await?;
-            Ok(Via::Coordinates)
+            Ok(Via::Coordinates.into())
         }
         Plan::Drag {
             from,
@@ -283,84 +330,15 @@ pub(crate) async fn run(
                 button: *button,
             };
             sender.pointer(&holding(*held, drag)).await?;
-            Ok(Via::Coordinates)
-        }
-        Plan::Type { text, into } => {
-            if let Some(element) = into {
-                sender.prejudge_text(&element.identity, text).await?;
-                sender
-                    .perform(&element.identity, &SemanticAction::Focus)
-                    .await?;
-            }
-            sender.text(text).await?;
-            Ok(Via::Keyboard)
+            Ok(Via::Coordinates.into())
         }
         Plan::Key { keys } => {
             sender.key(keys).await?;
-            Ok(Via::Keyboard)
-        }
-        Plan::SetValue { element, value } => {
-            let semantic = match (element.role, value.parse::<f64>()) {
-                (Role::Slider | Role::SpinButton | Role::ScrollBar, Ok(v)) => {
-                    SemanticAction::SetValue { value: v }
-                }
-                _ => SemanticAction::SetText {
-                    text: value.clone(),
-                },
-            };
-            if matches!(semantic, SemanticAction::SetText { .. }) {
-                // Text may end up typed (the fallback below): judged before anything is
-                // attempted, so a refusal leaves the call's state usable.
-                sender.prejudge_text(&element.identity, value).await?;
-            }
-            match sender.perform(&element.identity, &semantic).await {
-                Ok(()) => Ok(Via::Semantic),
-                Err(e)
-                    if matches!(
-                        e.code,
-                        ErrorCode::NotEditable | ErrorCode::ActionNotSupported
-                    ) =>
-                {
-                    // No EditableText (Chromium) or it does nothing (Firefox): focus, replace by typing.
-                    sender
-                        .perform(&element.identity, &SemanticAction::Focus)
-                        .await?;
-                    if element.role == Role::Cell {
-                        // Typing into a spreadsheet's active cell replaces what it holds;
-                        // ctrl+a would select the whole sheet.
-                        if value.is_empty() {
-                            sender
-                                .key(&Combo::key(Key::Named(NamedKey::Delete)))
-                                .await?;
-                        } else {
-                            sender.text(value).await?;
-                        }
-                        return Ok(Via::Keyboard);
-                    }
-                    sender
-                        .key(&Combo::with(NamedKey::Ctrl, Key::Char('a')))
-                        .await?;
-                    if value.is_empty() {
-                        sender
-                            .key(&Combo::key(Key::Named(NamedKey::Backspace)))
-                            .await?;
-                    } else {
-                        sender.text(value).await?;
-                    }
-                    Ok(Via::Keyboard)
-                }
-                Err(e) => Err(e),
-            }
-        }
-        Plan::Focus { element } => {
-            sender
-                .perform(&element.identity, &SemanticAction::Focus)
-                .await?;
-            Ok(Via::Semantic)
+            Ok(Via::Keyboard.into())
         }
         Plan::Wait { ms } => {
             tokio::time::sleep(Duration::from_millis(*ms)).await;
-            Ok(Via::Wait)
+            Ok(Via::Wait.into())
         }
     }
 }

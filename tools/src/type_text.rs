@@ -17,6 +17,7 @@ use crate::guard::Sender;
 use crate::label::{self, not_usable, resolved, saved, transient_state, unresolved, Resolved};
 use crate::service::Service;
 use crate::steps::{Failure, Plan, Via};
+use crate::taken::same_text;
 use crate::target::{self, Candidates};
 
 /// `type_text`'s request. The field docs are the tool's input schema, as agents read it.
@@ -164,7 +165,8 @@ async fn type_into(
     }
     let via = crate::steps::run(service, &mut sender, &state, &plan)
         .await
-        .map_err(|error| Failure::after(&sender, error))?;
+        .map_err(|error| Failure::after(&sender, error))?
+        .via;
     let verified = match node.role {
         Role::PasswordInput => None,
         // A spreadsheet shows what a formula computes, not what was typed: the text is
@@ -301,13 +303,6 @@ fn holds_text(document: &str, typed: &str) -> bool {
     };
     let typed = clean(typed);
     !typed.is_empty() && clean(document).contains(&typed)
-}
-
-fn same_text(read: &str, wanted: &str) -> bool {
-    let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
-    let (read, wanted) = (clean(read), clean(wanted));
-    read == wanted
-        || matches!((read.trim().parse::<f64>(), wanted.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use cu_core::{Error, ErrorCode, Result};
 
 use crate::watch::{Look, TypedWatch, WorldWatch};
 use crate::world::{index_of, shown_name, subtree, type_key};
+use crate::Ignored;
 use crate::{Call, Event, Reaction, Scripted, CLOSE_REQUEST, DESKTOP};
 
 #[async_trait]
@@ -116,12 +117,19 @@ impl Backend for Scripted {
                 if !win.takes_text(i) {
                     return Err(Error::new(ErrorCode::NotEditable, "not a text field"));
                 }
-                win.nodes[i].value = Some(text.clone());
+                if !w.ignored.contains(&(name.clone(), Ignored::Value)) {
+                    let win = w.window(window)?;
+                    win.nodes[i].value = Some(text.clone());
+                }
                 w.events
                     .push(Event::Perform(window.clone(), name, action.clone()));
             }
             SemanticAction::Focus => {
-                win.set_focus(Some(i));
+                let ignores = |what| w.ignored.contains(&(name.clone(), what));
+                if !ignores(Ignored::Focus) && !ignores(Ignored::FocusAction) {
+                    let win = w.window(window)?;
+                    win.set_focus(Some(i));
+                }
                 w.events
                     .push(Event::Perform(window.clone(), name, action.clone()));
             }
@@ -168,10 +176,14 @@ impl Backend for Scripted {
                 }
             }
             InputEvent::Click { at, button, .. } => {
+                let ignored = w.ignored.clone();
                 let win = w.window(window)?;
                 let target = win.receiver_at(*at);
                 if let Some(t) = target {
-                    if win.nodes[t].states.contains(State::Focusable) {
+                    let name = shown_name(&win.nodes, t);
+                    if win.nodes[t].states.contains(State::Focusable)
+                        && !ignored.contains(&(name, Ignored::Focus))
+                    {
                         win.set_focus(Some(t));
                     }
                     if *button == MouseButton::Left {

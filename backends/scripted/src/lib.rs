@@ -67,6 +67,20 @@ pub enum Reaction {
     Exit,
 }
 
+/// A semantic action an element answers as done and then ignores, as real apps do (Chromium's
+/// date segments take a value and keep theirs; LibreOffice's Name Box takes focus and keeps
+/// none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Ignored {
+    /// `SetText` and `SetValue`.
+    Value,
+    /// `Focus`, and the focus a click would give.
+    Focus,
+    /// `Focus` only: a click still focuses it.
+    FocusAction,
+}
+
 /// Kinds of calls a test can make fail once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -179,6 +193,11 @@ impl Scripted {
     /// Makes the next call of kind `call` fail with `code`.
     pub fn fail_next(&self, call: Call, code: ErrorCode) {
         self.world().failures.insert(call, (code, false));
+    }
+
+    /// Makes the element named `name` answer `what` as done and ignore it.
+    pub fn ignores(&self, name: &str, what: Ignored) {
+        self.world().ignored.insert((name.to_owned(), what));
     }
 
     /// Makes the next call of kind `call` fail with `code` before anything reached the app (a

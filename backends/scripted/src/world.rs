@@ -39,6 +39,8 @@ pub(crate) struct World {
     pub(crate) snapshots: Vec<bool>,
     /// Watches tell changes apart ([`crate::Scripted::with_typed_events`]).
     pub(crate) typed_events: bool,
+    /// Semantic actions an element (by name) accepts and then ignores ([`crate::Ignored`]).
+    pub(crate) ignored: std::collections::HashSet<(String, crate::Ignored)>,
 }
 
 impl World {

@@ -78,6 +78,12 @@ pub struct StepResult {
     /// quit or crashed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub app_exited: bool,
+    /// set_value: the value the element reads afterwards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// focus, type into element_id, set_value typed: keyboard focus was checked to be there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus_moved: Option<bool>,
 }
 
 /// `gui_action`'s answer.
@@ -235,8 +241,8 @@ impl Service {
             if let Some(events) = events.as_mut() {
                 events.before_input();
             }
-            let how = match crate::steps::run(self, &mut sender, &state, plan).await {
-                Ok(how) => how,
+            let ran = match crate::steps::run(self, &mut sender, &state, plan).await {
+                Ok(ran) => ran,
                 Err(e) => {
                     let sent = sender.sent_anything();
                     return Err(Failure {
@@ -265,10 +271,12 @@ impl Service {
             results.push(StepResult {
                 step,
                 kind: req.actions[step].name(),
-                how,
+                how: ran.via,
                 effect,
                 opened,
                 app_exited,
+                value: ran.value,
+                focus_moved: ran.focus_moved,
             });
             if let Some(ended) = effect
                 .ends_sequence(step, app_exited)

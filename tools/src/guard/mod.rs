@@ -286,6 +286,26 @@ impl<'s> Sender<'s> {
         Ok(())
     }
 
+    /// Whether keyboard focus, read once the app shows its move, is on `element` or inside
+    /// it (a combo box's entry); `false` when it went elsewhere or cannot be read.
+    pub(super) async fn focus_lands_in(&mut self, element: &ElementIdentity) -> bool {
+        let receiver = match self.focus().await {
+            Ok(probe) => probe.receiver().map(|n| n.identity.clone()),
+            Err(_) => return false,
+        };
+        let Some(receiver) = receiver else {
+            return false;
+        };
+        if &receiver == element {
+            return true;
+        }
+        self.svc
+            .backend
+            .ancestors(&self.window, &receiver)
+            .await
+            .is_ok_and(|chain| chain.iter().any(|n| &n.identity == element))
+    }
+
     /// The receiver of the focus as last read, if known.
     fn known_focus(&self) -> Option<Option<ElementIdentity>> {
         match &self.focus {
