@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
+use cu_core::model::element::SnapshotOptions;
 use cu_core::model::keys::{Combo, Key, NamedKey};
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
@@ -171,10 +172,7 @@ pub(crate) async fn reads_back(
     let mut quiet_until = started + QUIET;
     let mut last: Option<String> = None;
     loop {
-        let value = service
-            .element_now(&state.window, &element.identity)
-            .await
-            .and_then(|n| n.value);
+        let value = value_now(service, state, element).await;
         if same_text(value.as_deref().unwrap_or(""), wanted) {
             return Ok(value);
         }
@@ -188,6 +186,20 @@ pub(crate) async fn reads_back(
         }
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// The value `element` shows now: its own, or (a combo box without one: GTK 3, Chromium's
+/// `<select>`) its chosen item's, so its items are read too.
+async fn value_now(service: &Service, state: &SavedState, element: &SavedElement) -> Option<String> {
+    let options = SnapshotOptions {
+        subtree: Some(element.identity.clone()),
+        max_depth: Some(if element.role == Role::ComboBox { 3 } else { 0 }),
+        max_nodes: 200,
+        time_budget_ms: 1000,
+        ..SnapshotOptions::default()
+    };
+    let snapshot = service.backend.snapshot(&state.window, &options).await.ok()?;
+    snapshot.nodes.into_iter().next()?.value
 }
 
 /// The error of a value that did not take, whichever way it was entered.
