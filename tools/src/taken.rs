@@ -190,7 +190,11 @@ pub(crate) async fn reads_back(
 
 /// The value `element` shows now: its own, or (a combo box without one: GTK 3, Chromium's
 /// `<select>`) its chosen item's, so its items are read too.
-async fn value_now(service: &Service, state: &SavedState, element: &SavedElement) -> Option<String> {
+async fn value_now(
+    service: &Service,
+    state: &SavedState,
+    element: &SavedElement,
+) -> Option<String> {
     let options = SnapshotOptions {
         subtree: Some(element.identity.clone()),
         max_depth: Some(if element.role == Role::ComboBox { 3 } else { 0 }),
@@ -198,7 +202,11 @@ async fn value_now(service: &Service, state: &SavedState, element: &SavedElement
         time_budget_ms: 1000,
         ..SnapshotOptions::default()
     };
-    let snapshot = service.backend.snapshot(&state.window, &options).await.ok()?;
+    let snapshot = service
+        .backend
+        .snapshot(&state.window, &options)
+        .await
+        .ok()?;
     snapshot.nodes.into_iter().next()?.value
 }
 

@@ -127,7 +127,17 @@ impl Candidates {
                 // then names nothing else (one "Write report", the checkbox).
                 let label = cu_core::model::outline::shown_name(snapshot, node);
                 if !label.is_empty() {
-                    borrowed_from.extend(node.parent.map(|p| p as usize));
+                    // The row it was named by, through the unnamed boxes between them.
+                    let row = std::iter::successors(node.parent, |p| {
+                        snapshot.nodes.get(*p as usize).and_then(|n| n.parent)
+                    })
+                    .take(3)
+                    .find(|p| {
+                        snapshot.nodes.get(*p as usize).is_some_and(|n| {
+                            cu_core::model::outline::shown_name(snapshot, n) == label
+                        })
+                    });
+                    borrowed_from.extend(row.map(|p| p as usize));
                 }
                 label
             } else {
@@ -457,6 +467,36 @@ mod tests {
             matches!(resolved, matching::Resolution::Ambiguous(ref m) if m.len() == 2),
             "{resolved:?}"
         );
+    }
+
+    /// Issue 40 (TodoMVC's own markup): each row's check box is unnamed, its words a sibling
+    /// `<label>` inside an unnamed `<div class="view">`; the check box takes the row's words,
+    /// and the row then names nothing else (it was ambiguous with its own check box).
+    #[test]
+    fn regression_a_public_apps_row_check_box_was_unnamed() {
+        let r = |y| Some(Rect::new(10, y, 300, 40));
+        let mut label = node(Role::Label, "", Some(2), r(40));
+        label.value = Some("Call Alice".into());
+        let s = snapshot(vec![
+            node(
+                Role::Window,
+                "TodoMVC",
+                None,
+                Some(Rect::new(0, 0, 400, 300)),
+            ),
+            node(Role::ListItem, "", Some(0), r(40)),
+            node(Role::Group, "", Some(1), r(40)),
+            label,
+            node(Role::CheckBox, "", Some(2), Some(Rect::new(12, 50, 20, 20))),
+        ]);
+        let c = Candidates::of(&s);
+        let view = c.view(&s);
+        let found = matching::resolve("Call Alice", &view, |_| true);
+        let one = match found {
+            matching::Resolution::One(m) => c.nodes.get(m.index).copied(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(one, Some(4));
     }
 
     #[test]

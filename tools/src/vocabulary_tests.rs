@@ -217,3 +217,39 @@ fn regression_a_call_that_sent_nothing_used_up_its_state() {
         assert!(!lab.usable(&state));
     });
 }
+
+/// cua-auto-harness on a window without a tree: the space of "hello world" was refused (what
+/// receives it cannot be told) after "hello" was typed, so the state was used up and the
+/// confirmation the gate asked for could not be given. The text is judged before its first
+/// piece goes out.
+#[test]
+fn regression_a_text_was_refused_halfway_after_its_first_word_was_typed() {
+    let lab = lab();
+    block_on(async {
+        let (state, _) = lab.observe(None).await;
+        lab.backend
+            .fail_next(Call::Focused, ErrorCode::ActionFailed);
+        let steps = vec![step(json!({ "type": "type", "text": "hello world" }))];
+        let e = lab.act(&state, steps.clone(), false).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(sent(&lab).is_empty(), "{:?}", sent(&lab));
+        assert!(lab.usable(&state));
+        // Confirmed, the same state types the whole text.
+        assert!(lab.act(&state, steps, true).await.is_ok());
+        assert_eq!(
+            sent(&lab),
+            vec![
+                InputEvent::Text {
+                    text: "hello".into()
+                },
+                InputEvent::Text { text: " ".into() },
+                InputEvent::Text {
+                    text: "world".into()
+                },
+            ]
+        );
+    });
+}

@@ -134,6 +134,7 @@ impl Snapshot {
         started: std::time::Instant,
     ) -> Snapshot {
         crate::model::runs::merge_text_runs(&mut nodes);
+        crate::model::runs::merge_inline_runs(&mut nodes);
         crate::model::chosen::fill_combo_values(&mut nodes);
         crate::model::drawn::mark_undrawn(&mut nodes);
         Snapshot {

@@ -416,23 +416,36 @@ pub fn shown_name(snapshot: &Snapshot, node: &Node) -> String {
             Role::CheckBox | Role::RadioButton | Role::Switch | Role::ToggleButton
         )
     {
-        // An unnamed checkbox in a list row or table cell is named by its row ("Buy milk").
-        let row = node
-            .parent
-            .and_then(|p| snapshot.nodes.get(p as usize))
-            .filter(|p| {
-                matches!(
-                    p.role,
-                    Role::ListItem | Role::Row | Role::Cell | Role::TreeItem
-                )
-            });
+        // An unnamed checkbox in a list row or table cell is named by its row ("Buy milk"),
+        // also through the unnamed boxes between them (TodoMVC's `<div class="view">`), and
+        // a row without a name of its own by the one label it holds.
+        let row = std::iter::successors(node.parent, |p| {
+            snapshot.nodes.get(*p as usize).and_then(|n| n.parent)
+        })
+        .take(3)
+        .filter_map(|p| snapshot.nodes.get(p as usize))
+        .take_while(|p| {
+            matches!(
+                p.role,
+                Role::ListItem | Role::Row | Role::Cell | Role::TreeItem
+            ) || (p.name.trim().is_empty() && p.role.is_container())
+        })
+        .find(|p| {
+            matches!(
+                p.role,
+                Role::ListItem | Role::Row | Role::Cell | Role::TreeItem
+            )
+        });
         if let Some(row) = row {
             let name = shown_name(snapshot, row);
-            return if name.is_empty() {
-                row.value.as_deref().unwrap_or_default().trim().to_owned()
-            } else {
-                name
-            };
+            if !name.is_empty() {
+                return name;
+            }
+            let value = row.value.as_deref().unwrap_or_default().trim();
+            if !value.is_empty() {
+                return value.to_owned();
+            }
+            return label_inside(snapshot, row).unwrap_or_default();
         }
     }
     if node.name.trim().is_empty() && node.role.is_interactive() {
@@ -476,11 +489,17 @@ fn label_inside(snapshot: &Snapshot, node: &Node) -> Option<String> {
             continue;
         };
         let name = child.name.trim();
-        if child.role == Role::Label && !name.is_empty() && !is_marker(child) {
+        // Chromium gives a `<label>`'s words as its value, its name empty.
+        let text = if name.is_empty() {
+            child.value.as_deref().unwrap_or_default().trim()
+        } else {
+            name
+        };
+        if child.role == Role::Label && !text.is_empty() && !is_marker(child) {
             if found.is_some() {
                 return None;
             }
-            found = Some(name.to_owned());
+            found = Some(text.to_owned());
         } else if depth < 3 && name.is_empty() && child.role.is_container() {
             stack.extend(child.children.iter().map(|c| (*c, depth + 1)));
         }

@@ -250,6 +250,16 @@ impl<'s> Sender<'s> {
 
     /// Typed text, cut at every piece that can activate, each judged before it is sent.
     pub(super) async fn text(&mut self, text: &str) -> Result<()> {
+        // What can be judged before anything goes out is judged first, with focus as it is
+        // now: every piece up to the first that moves it. A space refused after the first word
+        // was typed used up the call's state and left a half-typed text (cua-auto-harness on a
+        // window without a tree: "hello" of "hello world", then STATE_ALREADY_USED).
+        for (piece, reach) in activation::split_text(text) {
+            self.judge_keyboard(reach, piece).await?;
+            if reach.may_move_focus() && !self.focus_takes(reach) {
+                break;
+            }
+        }
         for (piece, reach) in activation::split_text(text) {
             let event = InputEvent::Text {
                 text: piece.to_owned(),
@@ -293,12 +303,18 @@ impl<'s> Sender<'s> {
             Ok(probe) => probe.receiver().map(|n| n.identity.clone()),
             Err(_) => return false,
         };
+        if receiver.as_ref() == Some(element) {
+            return true;
+        }
+        // A sheet's cell says it is focused while the sheet holds the keyboard for it (the
+        // focus read names the sheet when no event named the cell yet).
+        let says = self.svc.element_now(&self.window, element).await;
+        if says.is_some_and(|n| n.states.contains(cu_core::model::node::State::Focused)) {
+            return true;
+        }
         let Some(receiver) = receiver else {
             return false;
         };
-        if &receiver == element {
-            return true;
-        }
         self.svc
             .backend
             .ancestors(&self.window, &receiver)

@@ -5,7 +5,7 @@ use cu_core::model::backend::WindowImage;
 use cu_core::model::geometry::Rect;
 use cu_core::{Error, ErrorCode, Result};
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, MapState, Window};
+use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, MapState, Window, WindowClass};
 
 use super::{x_err, X11};
 
@@ -87,12 +87,16 @@ impl X11 {
             .iter()
             .filter(|w| client(**w) != client(id))
         {
+            // An InputOnly window draws nothing (issue 40: a Tk app's input-only area made
+            // every capture of its window IMAGE_WINDOW_OBSCURED).
             let viewable = self
                 .conn
                 .get_window_attributes(above)
                 .ok()
                 .and_then(|c| c.reply().ok())
-                .is_some_and(|a| a.map_state == MapState::VIEWABLE);
+                .is_some_and(|a| {
+                    a.map_state == MapState::VIEWABLE && a.class != WindowClass::INPUT_ONLY
+                });
             if viewable
                 && self
                     .bounds(above)
