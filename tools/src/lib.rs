@@ -40,6 +40,7 @@ mod gate_tests;
 mod guard;
 mod health;
 mod image;
+mod into_view;
 mod label;
 mod llm;
 mod look;

@@ -276,6 +276,8 @@ pub(crate) async fn run(
         Plan::Type { text, into } => {
             let focused = match into {
                 Some(element) => {
+                    let element =
+                        &crate::into_view::on_screen(service, sender, state, element).await?;
                     sender.prejudge_text(&element.identity, text).await?;
                     crate::taken::focus(service, sender, state, element).await?;
                     Some(true)
@@ -289,6 +291,7 @@ pub(crate) async fn run(
             })
         }
         Plan::Focus { element } => {
+            let element = &crate::into_view::on_screen(service, sender, state, element).await?;
             let via = crate::taken::focus(service, sender, state, element).await?;
             Ok(Ran {
                 focus_moved: Some(true),
@@ -296,9 +299,11 @@ pub(crate) async fn run(
             })
         }
         Plan::SetValue { element, value } => {
+            let element = &crate::into_view::on_screen(service, sender, state, element).await?;
             crate::taken::set_value(service, sender, state, element, value).await
         }
         Plan::Element { kind, element } => {
+            let element = &crate::into_view::on_screen(service, sender, state, element).await?;
             if *kind == Kind::Click && element.role != Role::Cell {
                 match sender
                     .perform(&element.identity, &SemanticAction::Invoke)

@@ -1,6 +1,6 @@
-//! Elements that are not on screen are never acted on: listed only with `all` (marked
-//! `offscreen`), left out of label matching, and refused by id with ELEMENT_NOT_VISIBLE before
-//! the observation is used up.
+//! Elements that are not on screen: listed only with `all` (marked `offscreen`), left out of
+//! label matching; acted on by id, they are scrolled into view first, and refused with
+//! ELEMENT_NOT_VISIBLE, the observation still usable, when they cannot be.
 
 use cu_backend_scripted::Reaction;
 use cu_core::model::geometry::Point;
@@ -78,6 +78,11 @@ fn regression_a_click_by_id_on_a_page_element_out_of_view_clicked_blank_space() 
             .unwrap_or_default();
         assert!(line.ends_with("offscreen"), "all=true marks it: {line:?}");
         let hidden = id_of(&all.outline, "Below the fold");
+        // A toolkit that cannot scroll to it: refused, nothing pressed, the state still usable.
+        lab.backend.fail_next_unsent(
+            cu_backend_scripted::Call::Perform,
+            ErrorCode::ActionNotSupported,
+        );
         let refused = lab
             .service
             .gui_action(&ActionRequest {
@@ -91,24 +96,32 @@ fn regression_a_click_by_id_on_a_page_element_out_of_view_clicked_blank_space() 
             .unwrap_or_else(|| panic!("a click on {hidden} was not refused"));
         assert_eq!(refused.code, ErrorCode::ElementNotVisible, "{refused}");
         assert!(!refused.retryable);
+        assert!(lab.backend.presses().is_empty());
 
-        // Nothing was pressed and the observation is still usable.
-        let visible = id_of(&all.outline, "Visible");
+        // Issue 40: a click by id on it scrolls it into view, then presses it there.
         let answer = lab
             .service
             .gui_action(&ActionRequest {
                 window_id: lab.window.clone(),
                 state_id: all.state_id,
-                actions: vec![on("click", &visible)],
+                actions: vec![on("click", &hidden)],
                 ..Default::default()
             })
             .await;
         assert!(answer.is_ok(), "{:?}", answer.err());
+        assert_eq!(lab.backend.presses(), ["Below the fold"]);
+        // The page scrolled: the button is on screen now, the status above the fold.
         let after = lab.observe_all(false).await;
         assert!(
-            after.outline.contains("pressed Visible"),
+            after.outline.contains("\"Below the fold\""),
             "{}",
             after.outline
+        );
+        let all = lab.observe_all(true).await;
+        assert!(
+            all.outline.contains("pressed Below the fold"),
+            "{}",
+            all.outline
         );
     });
 }

@@ -124,6 +124,31 @@ impl Backend for Scripted {
                 w.events
                     .push(Event::Perform(window.clone(), name, action.clone()));
             }
+            SemanticAction::ScrollIntoView => {
+                // The page scrolls: everything but the window moves by what brings the element
+                // inside it.
+                let frame = win.nodes.first().and_then(|n| n.bounds);
+                let (Some(at), Some(frame)) = (win.nodes[i].bounds, frame) else {
+                    return Err(
+                        Error::new(ErrorCode::ActionNotSupported, "nothing to scroll to")
+                            .before_sending(),
+                    );
+                };
+                let dy = if at.y + at.height > frame.height {
+                    at.y + at.height - frame.height + 10
+                } else if at.y < 0 {
+                    at.y - 10
+                } else {
+                    0
+                };
+                for node in win.nodes.iter_mut().skip(1) {
+                    if let Some(b) = node.bounds.as_mut() {
+                        b.y -= dy;
+                    }
+                }
+                w.events
+                    .push(Event::Perform(window.clone(), name, action.clone()));
+            }
             SemanticAction::Focus => {
                 let ignores = |what| w.ignored.contains(&(name.clone(), what));
                 if !ignores(Ignored::Focus) && !ignores(Ignored::FocusAction) {
@@ -137,7 +162,8 @@ impl Backend for Scripted {
                 return Err(Error::new(
                     ErrorCode::ActionNotSupported,
                     format!("{action:?} is not scripted"),
-                ))
+                )
+                .before_sending())
             }
         }
         Ok(())

@@ -38,15 +38,8 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
                     message: format!("step {step}: {}", e.message),
                     ..e
                 })?;
-                if element.offscreen {
-                    return Err(Error::new(
-                        ErrorCode::ElementNotVisible,
-                        format!(
-                            "step {step}: {id} ({} {:?}) was not on screen when observed",
-                            element.role, element.name
-                        ),
-                    ));
-                }
+                // An element outside the viewport is scrolled into view when the step runs
+                // (`into_view`); a drag's ends are refused below.
                 Ok(Some(element.clone()))
             }
         }
@@ -173,9 +166,18 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
             pointer(kind, (s.element_id.as_deref(), s.x, s.y))
         }
         Step::Drag(d) => {
-            let at = |t: Target| match t {
+            let at = |t: Target| {
+                match t {
+                Target::Element(e) if e.offscreen => Err(Error::new(
+                    ErrorCode::ElementNotVisible,
+                    format!(
+                        "step {step}: {} ({} {:?}) was not on screen when observed: scroll to it first",
+                        e.id, e.role, e.name
+                    ),
+                )),
                 Target::Element(e) => center(&e),
                 Target::Point(p) => Ok(p),
+            }
             };
             let from = at(target(d.element_id.as_deref(), d.x, d.y)?)?;
             let to = match (d.to_element_id.as_deref(), d.to_x, d.to_y) {
