@@ -142,7 +142,9 @@ async def test_set_value_changes_the_field_and_the_log_never_holds_the_text(conn
         err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
                                                     "actions": [{"type": "set_value", "element_id": entry, "text": secret}]})
         assert not err, res
-        assert res["results"][0] == {"step": 0, "type": "set_value", "how": "semantic", "effect": "changed"}
+        # The value is read back and answered (the agent set it; the log never holds it).
+        assert res["results"][0] == {"step": 0, "type": "set_value", "how": "semantic", "effect": "changed",
+                                     "value": secret}, res
         await eventually(client, w["id"], lambda t: secret in t, "the new value")
     log = (sessions_dir / "actions.log").read_text()
     assert "horse" not in log and "battery" not in log

@@ -31,6 +31,9 @@ pub(crate) async fn focus(
     state: &SavedState,
     element: &SavedElement,
 ) -> Result<Via> {
+    // Keyboard focus lives in the active window: an app whose window is behind another moves
+    // its focus without showing it (Firefox), and the keys that follow go to the front one.
+    crate::effect::activate_and_settle(service, &state.window).await;
     let semantic = sender
         .perform(&element.identity, &SemanticAction::Focus)
         .await;
@@ -98,7 +101,11 @@ pub(crate) async fn set_value(
     // The value may end up typed (below): judged before anything is attempted, so a refusal
     // leaves the call's state usable. A slider's number types nothing that activates.
     sender.prejudge_text(&element.identity, value).await?;
+    // A document holds its text in paragraphs, with what was there before (Writer): its
+    // callers read it back their way (`type_text`), as they do a sheet's computed cells.
+    let unread = matches!(element.role, Role::Document | Role::Cell);
     match sender.perform(&element.identity, &semantic).await {
+        Ok(()) if unread => return Ok(Ran::from(Via::Semantic)),
         Ok(()) => {
             if let Ok(read) = reads_back(service, state, element, value).await {
                 return Ok(Ran {
@@ -119,7 +126,7 @@ pub(crate) async fn set_value(
     focus(service, sender, state, element).await?;
     if element.role == Role::Cell {
         // Typing into a spreadsheet's active cell replaces what it holds; ctrl+a would select
-        // the whole sheet. A sheet shows what a formula computes: not read back.
+        // the whole sheet.
         if value.is_empty() {
             sender
                 .key(&Combo::key(Key::Named(NamedKey::Delete)))
@@ -145,6 +152,12 @@ pub(crate) async fn set_value(
             .await?;
     } else {
         sender.text(value).await?;
+    }
+    if unread {
+        return Ok(Ran {
+            focus_moved: Some(true),
+            ..Ran::from(Via::Keyboard)
+        });
     }
     match reads_back(service, state, element, value).await {
         Ok(read) => Ok(Ran {

@@ -298,10 +298,26 @@ impl<'s> Sender<'s> {
 
     /// Whether keyboard focus, read once the app shows its move, is on `element` or inside
     /// it (a combo box's entry); `false` when it went elsewhere or cannot be read.
+    /// Apps move focus asynchronously (Firefox after a focus request): it is read again until
+    /// it is there, for [`FOCUS_LANDS`] at most.
     pub(super) async fn focus_lands_in(&mut self, element: &ElementIdentity) -> bool {
+        let deadline = Instant::now() + FOCUS_LANDS;
+        loop {
+            if self.focus_is_in(element).await {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(POLL).await;
+            self.focus = None;
+        }
+    }
+
+    async fn focus_is_in(&mut self, element: &ElementIdentity) -> bool {
         let receiver = match self.focus().await {
             Ok(probe) => probe.receiver().map(|n| n.identity.clone()),
-            Err(_) => return false,
+            Err(_) => None,
         };
         if receiver.as_ref() == Some(element) {
             return true;
@@ -555,6 +571,8 @@ struct Unsettled {
 const SETTLE: Duration = Duration::from_millis(700);
 /// Between two reads of focus while it settles.
 const POLL: Duration = Duration::from_millis(15);
+/// How long a focus request is given to land before the next way is tried.
+const FOCUS_LANDS: Duration = Duration::from_millis(1000);
 
 /// The Desktop page's title (`webui/src/assets/index.html`): a window showing it is the page
 /// where a person approves what the gate held back, and the tools never operate it, so a model
