@@ -186,7 +186,12 @@ pub(crate) async fn reads_back(
     let mut last: Option<String> = None;
     loop {
         let value = value_now(service, state, element).await;
-        if same_text(value.as_deref().unwrap_or(""), wanted) {
+        let read = value.as_deref().unwrap_or("");
+        // A choice is named as people write it ("orville" picks "Orville").
+        let chosen = matches!(element.role, Role::ComboBox | Role::List)
+            && !read.trim().is_empty()
+            && cu_core::model::text::normalize(read) == cu_core::model::text::normalize(wanted);
+        if chosen || same_text(read, wanted) {
             return Ok(value);
         }
         let now = Instant::now();
