@@ -50,14 +50,7 @@ pub(crate) async fn on_screen(
             ErrorCode::ActionNotSupported => not_visible("its toolkit cannot scroll to it"),
             _ => e,
         })?;
-    let window = state
-        .window_bounds
-        .map(|b| Rect::new(0, 0, b.width, b.height))
-        .or_else(|| {
-            state
-                .window_size
-                .map(|s| Rect::new(0, 0, s.width, s.height))
-        });
+    let window = state.window_rect();
     let deadline = Instant::now() + SETTLE;
     let mut last: Option<Rect> = None;
     loop {

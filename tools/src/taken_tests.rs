@@ -2,13 +2,13 @@
 //! element ignores is typed instead and read back; focus that the focus action does not move
 //! is taken by a click; focus that never moves fails the step before anything is typed.
 
-use cu_backend_scripted::{Event, Ignored, Scripted};
+use cu_backend_scripted::{Event, Ignored};
 use cu_core::model::backend::{InputEvent, SemanticAction};
 use cu_core::model::geometry::Point;
 use cu_core::ErrorCode;
 use serde_json::json;
 
-use super::test_support::{block_on, service, step, Lab};
+use super::test_support::{block_on, step, Lab};
 
 /// A form: a field that takes values, one that ignores them, one like a sheet's Name Box that
 /// takes focus neither by its action nor by a click, and one that takes it only by a click.
@@ -23,22 +23,7 @@ window "Form" @0,0 400x200
 "#;
 
 fn lab() -> Lab {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
-    let backend = Scripted::new();
-    let window = match backend.open(FORM, Point::new(100, 100)) {
-        Ok(w) => w,
-        Err(e) => panic!("{e}"),
-    };
-    let service = service(&backend, dir.path(), 5);
-    Lab {
-        backend,
-        service,
-        window,
-        _dir: dir,
-    }
+    Lab::watching(FORM, Point::new(100, 100), 5)
 }
 
 fn typed_anything(lab: &Lab) -> bool {

@@ -23,6 +23,15 @@ pub(crate) struct Lab {
 impl Lab {
     /// A lab with one window from `fixture` at `origin`, effects watched for 50 ms.
     pub(crate) fn with_window(fixture: &str, origin: cu_core::model::geometry::Point) -> Lab {
+        Lab::watching(fixture, origin, 50)
+    }
+
+    /// A lab with one window from `fixture` at `origin`, effects watched for `effect_wait_ms`.
+    pub(crate) fn watching(
+        fixture: &str,
+        origin: cu_core::model::geometry::Point,
+        effect_wait_ms: u64,
+    ) -> Lab {
         let dir = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(e) => panic!("{e}"),
@@ -32,7 +41,7 @@ impl Lab {
             Ok(window) => window,
             Err(e) => panic!("{e}"),
         };
-        let service = service(&backend, dir.path(), 50);
+        let service = service(&backend, dir.path(), effect_wait_ms);
         Lab {
             backend,
             service,

@@ -3,14 +3,14 @@
 //! as separate steps, every new kind judged by the gate like a click; and the one rule for
 //! state: a call that failed before anything reached the app keeps its state usable.
 
-use cu_backend_scripted::{Call, Event, Scripted};
+use cu_backend_scripted::{Call, Event};
 use cu_core::model::backend::{InputEvent, MouseButton};
 use cu_core::model::geometry::Point;
 use cu_core::model::keys::Modifiers;
 use cu_core::ErrorCode;
 use serde_json::json;
 
-use super::test_support::{block_on, service, step, Lab};
+use super::test_support::{block_on, step, Lab};
 
 /// A window with a blocked button and a harmless canvas.
 const WINDOW: &str = r#"app: editor
@@ -23,22 +23,7 @@ window "Drawing" @0,0 400x200
 "#;
 
 fn lab() -> Lab {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("{e}"),
-    };
-    let backend = Scripted::new();
-    let window = match backend.open(WINDOW, Point::new(100, 100)) {
-        Ok(w) => w,
-        Err(e) => panic!("{e}"),
-    };
-    let service = service(&backend, dir.path(), 5);
-    Lab {
-        backend,
-        service,
-        window,
-        _dir: dir,
-    }
+    Lab::watching(WINDOW, Point::new(100, 100), 5)
 }
 
 /// The raw input events the backend received, in order.

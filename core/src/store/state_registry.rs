@@ -75,6 +75,15 @@ pub struct SavedState {
 }
 
 impl SavedState {
+    /// The window's own rectangle at observation time, at the origin (what window-relative
+    /// points lie in); `None` when neither its position nor its size was known.
+    pub fn window_rect(&self) -> Option<crate::model::geometry::Rect> {
+        use crate::model::geometry::Rect;
+        self.window_bounds
+            .map(|b| Rect::new(0, 0, b.width, b.height))
+            .or_else(|| self.window_size.map(|s| Rect::new(0, 0, s.width, s.height)))
+    }
+
     /// The window's size in a snapshot: from its rectangle, else from the root element's extents
     /// (Wayland knows sizes, not positions).
     pub fn window_size_of(

@@ -3,7 +3,7 @@
 //! within bounds, so nothing is refused after the state is used.
 
 use cu_core::model::backend::MouseButton;
-use cu_core::model::geometry::{Point, Rect};
+use cu_core::model::geometry::Point;
 use cu_core::model::keys::{Combo, Modifiers};
 use cu_core::policy::activation;
 use cu_core::store::state_registry::{SavedElement, SavedState};
@@ -44,14 +44,7 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
             }
         }
     };
-    let bounds = state
-        .window_bounds
-        .map(|b| Rect::new(0, 0, b.width, b.height))
-        .or_else(|| {
-            state
-                .window_size
-                .map(|s| Rect::new(0, 0, s.width, s.height))
-        });
+    let bounds = state.window_rect();
     let point = |x: Option<i32>, y: Option<i32>| -> Result<Option<Point>> {
         match (x, y) {
             (None, None) => Ok(None),
