@@ -12,59 +12,12 @@ use cu_core::model::keys::Modifiers;
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
-use serde::Serialize;
+
+pub(crate) use crate::how::{center, Ran, Via};
 
 use crate::guard::Sender;
 use crate::service::Outcome;
 use crate::service::Service;
-
-/// How a step was carried out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Via {
-    /// The element's own accessibility action (press, set text, focus).
-    Semantic,
-    /// Pointer input at window-relative coordinates.
-    Coordinates,
-    /// Keyboard input.
-    Keyboard,
-    /// A pause.
-    Wait,
-}
-
-impl Via {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Via::Semantic => "semantic",
-            Via::Coordinates => "coordinates",
-            Via::Keyboard => "keyboard",
-            Via::Wait => "wait",
-        }
-    }
-}
-
-/// What running a step did: how, and what it checked took (a focus step's focus, a set
-/// value as it reads back).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Ran {
-    pub(crate) via: Via,
-    /// The value the element reads after `set_value`.
-    pub(crate) value: Option<String>,
-    /// Keyboard focus was checked to have moved into the element (`focus`, `type` into an
-    /// element, a click on a field).
-    pub(crate) focus_moved: Option<bool>,
-}
-
-impl From<Via> for Ran {
-    fn from(via: Via) -> Ran {
-        Ran {
-            via,
-            value: None,
-            focus_moved: None,
-        }
-    }
-}
 
 /// A step after validation.
 #[derive(Debug, Clone)]
@@ -195,22 +148,6 @@ pub(crate) fn sends_input(plan: &Plan) -> bool {
 /// the file), where a person's click selects it.
 fn pressed_semantically(element: &SavedElement) -> bool {
     element.role.is_interactive() && element.role != Role::Cell
-}
-
-pub(crate) fn center(element: &SavedElement) -> Result<Point> {
-    element
-        .bounds
-        .filter(|b| !b.is_empty())
-        .map(|b| b.center())
-        .ok_or_else(|| {
-            Error::new(
-                ErrorCode::ActionNotSupported,
-                format!(
-                    "{} offers no semantic action and has no bounds to click",
-                    element.id
-                ),
-            )
-        })
 }
 
 /// `event` with `held` modifiers held around it, when there are any.

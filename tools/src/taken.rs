@@ -14,8 +14,8 @@ use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
 
 use crate::guard::Sender;
+use crate::how::{center, Ran, Via};
 use crate::service::Service;
-use crate::steps::{center, Ran, Via};
 
 /// How long a value is polled for after the last change seen, and at most.
 const QUIET: Duration = Duration::from_millis(400);
