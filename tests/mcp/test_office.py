@@ -24,6 +24,10 @@ def anyio_backend():
 @pytest.fixture
 def writer(server_env, tmp_path):
     env = dict(os.environ, **server_env, SAL_USE_VCLPLUGIN="gtk3")
+    # LibreOffice reports its content pane a menu bar too high until the pointer first moves
+    # over it, and tests rely on seeing that: the pointer is parked in a corner before it starts
+    # (an earlier test may have left it where the new window opens).
+    subprocess.run(["xdotool", "mousemove", "0", "0"], env=env, check=False)
     profile = tmp_path / "lo-profile"
     office = subprocess.Popen(["soffice", "--writer", "--norestore", "--nologo",
                                f"-env:UserInstallation=file://{profile}"],
