@@ -83,6 +83,21 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// A click of `button`, `count` times, with `held` modifiers: the plain kinds where they
+    /// apply (a plain left click may be a semantic press), else `Press`.
+    pub(crate) fn press(button: MouseButton, count: u8, held: Modifiers) -> Kind {
+        match (button, count, held.is_empty()) {
+            (MouseButton::Left, 1, true) => Kind::Click,
+            (MouseButton::Left, 2, true) => Kind::DoubleClick,
+            (MouseButton::Right, 1, true) => Kind::RightClick,
+            _ => Kind::Press {
+                button,
+                count,
+                held,
+            },
+        }
+    }
+
     /// Whether it presses a button (what the gate judges and what can move focus).
     pub(crate) fn presses(self) -> bool {
         !matches!(self, Kind::Move | Kind::Scroll { .. })

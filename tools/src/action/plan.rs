@@ -97,33 +97,15 @@ pub(super) fn plan(step: usize, spec: &Step, state: &SavedState, max_chars: usiz
             if !(1..=3).contains(&count) {
                 return Err(bad(step, "count is 1, 2 or 3"));
             }
-            let held = held(&p.modifiers)?;
-            let kind = if button == MouseButton::Left && count == 1 && held.is_empty() {
-                Kind::Click
-            } else {
-                Kind::Press {
-                    button,
-                    count,
-                    held,
-                }
-            };
+            let kind = Kind::press(button, count, held(&p.modifiers)?);
             pointer(kind, (p.element_id.as_deref(), p.x, p.y))
         }
         Step::DoubleClick(p) | Step::RightClick(p) => {
-            let held = held(&p.modifiers)?;
-            let (plain, button, count) = match spec {
-                Step::DoubleClick(_) => (Kind::DoubleClick, MouseButton::Left, 2),
-                _ => (Kind::RightClick, MouseButton::Right, 1),
+            let (button, count) = match spec {
+                Step::DoubleClick(_) => (MouseButton::Left, 2),
+                _ => (MouseButton::Right, 1),
             };
-            let kind = if held.is_empty() {
-                plain
-            } else {
-                Kind::Press {
-                    button,
-                    count,
-                    held,
-                }
-            };
+            let kind = Kind::press(button, count, held(&p.modifiers)?);
             pointer(kind, (p.element_id.as_deref(), p.x, p.y))
         }
         Step::MouseDown(p) | Step::MouseUp(p) => {
