@@ -47,6 +47,8 @@ mod llm;
 mod look;
 mod marks;
 mod open;
+#[cfg(test)]
+mod rows_tests;
 mod service;
 mod state;
 mod steps;

@@ -2,9 +2,10 @@
 //! renders the outline and saves the state and view an acting call and `since_state_id` use
 //! later (`gui_wait` observes through them too).
 
-use cu_core::model::changes::{Changes, View, ViewLine};
-use cu_core::model::element::{SnapshotOptions, State, Truncation};
-use cu_core::model::outline::{self, OutlineOptions, Place};
+use cu_core::model::changes::{Changes, Scope, View, ViewLine};
+use cu_core::model::element::{ElementIdentity, SnapshotOptions, State, Truncation};
+use cu_core::model::outline::{self, OutlineOptions, Place, TableRows};
+use cu_core::model::role::Role;
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::store::persist::now_ms;
 use cu_core::store::state_registry::{SavedElement, SavedState, StateRegistry};
@@ -55,13 +56,23 @@ pub struct StateRequest {
     #[serde(default)]
     pub bounds: bool,
     /// Find instead of reading everything: only the elements whose name, value or description
-    /// contains this text (compared like labels), each with its named containers; their ids are
-    /// those of the whole outline. At most 200 characters.
+    /// contains this text (compared like labels), in the whole document (below the fold too,
+    /// marked offscreen; acting on one scrolls to it), each with its named containers; a match
+    /// in a table answers its whole row. Ids of what is on screen are those of the whole
+    /// outline. At most 200 characters.
     #[serde(default)]
     #[schemars(length(max = 200))]
     pub query: Option<String>,
+    /// Read this table, grid, list or tree (an id from state_id) as rows: its header once,
+    /// then `e49 row 12: Oak chair | 49.90 | e88 button "Add"`, with the true total.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// With table: which rows, 1-based ("51-100", "7"; default "1-50").
+    #[serde(default)]
+    pub rows: Option<String>,
     /// Answer only what changed since this earlier observation of the window (used or not, up
-    /// to 10 minutes old): lines added (+), changed (~, with what they were) and removed (-).
+    /// to 10 minutes old): lines added (+), changed (~, with what they were) and removed (-),
+    /// over what that observation covered (its query, subtree or page, unless given here).
     /// Elements that stayed keep their ids; all of them are usable with the new state_id.
     #[serde(default)]
     pub since_state_id: Option<String>,
@@ -138,8 +149,25 @@ impl Service {
             Some(id) => Some(self.baseline(id, &window, &desktop)?),
             None => None,
         };
-        let mut observed =
-            crate::state::observe_window(self, &window, req, subtree, baseline.as_ref()).await?;
+        let table = crate::state::table_rows(self, req, &desktop)?;
+        // A diff compares like with like: a partial observation's scope, unless asked anew.
+        let inherited;
+        let (req, subtree) = match &baseline {
+            Some(base) => {
+                let (scoped, subtree) = like_base(req, subtree, base)?;
+                inherited = scoped;
+                (&inherited, subtree)
+            }
+            None => (req, subtree),
+        };
+        let mut observed = crate::state::observe_window(
+            self,
+            &window,
+            req,
+            Scoped { subtree, table },
+            baseline.as_ref(),
+        )
+        .await?;
         if let Some(before) = &baseline {
             let changes = cu_core::model::changes::diff(&before.lines, &observed.view.lines);
             observed.result.outline = if changes.is_empty() {
@@ -175,18 +203,149 @@ impl Service {
     }
 }
 
+/// What an observation narrows to beyond `req`'s own fields: an element resolved from an
+/// earlier state (`subtree`), a table's rows (`table`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scoped {
+    pub(crate) subtree: Option<ElementIdentity>,
+    pub(crate) table: Option<TableRows>,
+}
+
+/// `req` with the scope of the observation it is diffed against, when it names none of its
+/// own, and the subtree then observed. A request naming another scope is refused: a diff of a
+/// query against the whole window would list everything else as removed.
+fn like_base(
+    req: &StateRequest,
+    subtree: Option<ElementIdentity>,
+    base: &View,
+) -> Result<(StateRequest, Option<ElementIdentity>)> {
+    let scope = &base.scope;
+    let unlike = |what: &str| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "since_state_id {} observed {what} than this call asks for: a diff compares like with like",
+                base.state_id
+            ),
+        )
+        .with_suggestion("Leave out query, subtree, page and all: the diff takes the earlier observation's, or observe without since_state_id.")
+    };
+    if scope.table || req.table.is_some() {
+        return Err(unlike("a table's rows, or this call reads one: other"));
+    }
+    let own = req.query.is_some() || subtree.is_some() || req.page || req.all;
+    if !own {
+        let mut scoped = req.clone();
+        scoped.query.clone_from(&scope.query);
+        scoped.page = scope.page;
+        scoped.all = scope.all;
+        return Ok((scoped, scope.subtree.clone()));
+    }
+    let same = req.query == scope.query
+        && subtree == scope.subtree
+        && req.page == scope.page
+        && req.all == scope.all;
+    if !same {
+        return Err(unlike("another part of the window"));
+    }
+    Ok((req.clone(), subtree))
+}
+
+/// The table `req` asks to read, resolved from its state, with its range of rows.
+pub(crate) fn table_rows(
+    service: &Service,
+    req: &StateRequest,
+    desktop: &cu_core::model::element::DesktopInstance,
+) -> Result<Option<TableRows>> {
+    let Some(element) = &req.table else {
+        if req.rows.is_some() {
+            return Err(Error::new(ErrorCode::InvalidArgument, "rows needs a table")
+                .with_suggestion("Pass table=eN, the table's id from state_id."));
+        }
+        return Ok(None);
+    };
+    let refuse =
+        |why: &str| {
+            Err(Error::new(ErrorCode::InvalidArgument, why.to_owned()).with_suggestion(
+            "Read a table alone: table=eN with the state_id it comes from, and rows=\"1-50\".",
+        ))
+        };
+    if req.query.is_some() || req.subtree.is_some() || req.since_state_id.is_some() {
+        return refuse("table cannot be combined with query, subtree or since_state_id");
+    }
+    let Some(state_id) = &req.state_id else {
+        return refuse("table needs the state_id it comes from");
+    };
+    let earlier = service.states.load(state_id, desktop)?;
+    let saved = earlier.element(element)?;
+    if !matches!(
+        saved.role,
+        Role::Table
+            | Role::Tree
+            | Role::List
+            | Role::Row
+            | Role::Cell
+            | Role::ColumnHeader
+            | Role::TreeItem
+    ) {
+        return refuse(&format!(
+            "{element} is a {}, not a table, list or tree",
+            saved.role
+        ));
+    }
+    let (first, last) = parse_rows(req.rows.as_deref().unwrap_or("1-50")).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "rows {:?} is not a range",
+                req.rows.as_deref().unwrap_or_default()
+            ),
+        )
+        .with_suggestion("Give rows as \"51-100\" or \"7\" (1-based, at most 500 at once).")
+    })?;
+    Ok(Some(TableRows {
+        element: saved.identity.clone(),
+        first,
+        last,
+    }))
+}
+
+/// `"51-100"`, `"7"` or `"51-"` as 1-based first and last rows, at most [`MAX_ROWS`] of them.
+fn parse_rows(text: &str) -> Option<(usize, usize)> {
+    let text = text.trim();
+    let (first, last) = match text.split_once('-') {
+        Some((a, b)) => {
+            let first: usize = a.trim().parse().ok()?;
+            let last = match b.trim() {
+                "" => first + MAX_ROWS - 1,
+                b => b.parse().ok()?,
+            };
+            (first, last)
+        }
+        None => {
+            let n = text.parse().ok()?;
+            (n, n)
+        }
+    };
+    (first >= 1 && last >= first && last - first < MAX_ROWS).then_some((first, last))
+}
+
+/// The most rows one table read prints.
+const MAX_ROWS: usize = 500;
+
 /// Observes `window` (snapshot, outline, saved state and view) with the options of `req`,
 /// keeping the ids of `keep`. No screenshot, no diff: the callers add what they need.
 pub(crate) async fn observe_window(
     service: &Service,
     window: &WindowId,
     req: &StateRequest,
-    subtree: Option<cu_core::model::element::ElementIdentity>,
+    scoped: Scoped,
     keep: Option<&View>,
 ) -> Result<Recorded> {
+    let Scoped { subtree, table } = scoped;
     let options = SnapshotOptions {
         max_depth: req.max_depth,
-        subtree,
+        subtree: subtree.clone(),
         reuse: true,
         ..SnapshotOptions::default()
     };
@@ -199,9 +358,11 @@ pub(crate) async fn observe_window(
             )
             .with_suggestion("Observe the window without page, or open the page first.")
         })?;
-        return crate::state::record(service, window, &page, req, keep);
+        let scoped = Scoped { subtree, table };
+        return crate::state::record(service, window, &page, req, &scoped, keep);
     }
-    crate::state::record(service, window, &snapshot, req, keep)
+    let scoped = Scoped { subtree, table };
+    crate::state::record(service, window, &snapshot, req, &scoped, keep)
 }
 
 /// Renders `snapshot` as `req` asks, saves its state and view.
@@ -210,6 +371,7 @@ pub(crate) fn record(
     window: &WindowId,
     snapshot: &cu_core::model::element::Snapshot,
     req: &StateRequest,
+    scoped: &Scoped,
     keep: Option<&View>,
 ) -> Result<Recorded> {
     let outline_options = OutlineOptions {
@@ -222,6 +384,7 @@ pub(crate) fn record(
         },
         query: req.query.clone(),
         keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
+        table: scoped.table.clone(),
     };
     let started = std::time::Instant::now();
     let outline = outline::render(snapshot, &outline_options);
@@ -232,9 +395,11 @@ pub(crate) fn record(
         .zip(&outline.bodies)
         .filter_map(|((id, index), body)| {
             let n = snapshot.nodes.get(*index)?;
+            let key = outline::key(snapshot, n);
             lines.push(ViewLine {
                 id: id.clone(),
                 identity: n.identity.clone(),
+                key: (key != n.identity.0).then_some(key),
                 body: body.clone(),
             });
             Some(SavedElement {
@@ -267,6 +432,13 @@ pub(crate) fn record(
         desktop: state.desktop.clone(),
         created_ms: state.created_ms,
         lines,
+        scope: Scope {
+            query: req.query.clone(),
+            subtree: scoped.subtree.clone(),
+            page: req.page,
+            all: req.all,
+            table: scoped.table.is_some(),
+        },
     };
     service.views.save(&view)?;
     tracing::debug!(

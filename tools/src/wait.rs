@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::model::changes::View;
+use cu_core::model::changes::{Scope, View};
 use cu_core::model::element::Snapshot;
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::policy::wait::{judge_element, judge_windows, Check, Condition, Verdict};
@@ -290,8 +290,14 @@ async fn wait_for_window(
     // A window that appeared is observed at once, so the agent can act on it.
     if let (Check::WindowAppears(_), Some(w)) = (check, &answer.window) {
         let id = w.id.clone();
-        if let Ok(observed) =
-            crate::state::observe_window(service, &id, &state_request(&id), None, None).await
+        if let Ok(observed) = crate::state::observe_window(
+            service,
+            &id,
+            &state_request(&id),
+            Default::default(),
+            None,
+        )
+        .await
         {
             answer.state_id = Some(observed.result.state_id);
             answer.changes = Some(observed.result.outline);
@@ -322,7 +328,21 @@ async fn wait_in_window(
     deadline: Instant,
     started: Instant,
 ) -> Result<WaitResult> {
-    let request = state_request(window);
+    // The answer's changes compare like with like: the scope of the observation passed.
+    let scope = earlier
+        .as_ref()
+        .map(|v| v.scope.clone())
+        .unwrap_or_default();
+    let request = StateRequest {
+        query: scope.query.clone(),
+        page: scope.page,
+        all: scope.all,
+        ..state_request(window)
+    };
+    let scoped = crate::state::Scoped {
+        subtree: scope.subtree.clone(),
+        table: None,
+    };
     let mut baseline = earlier;
     let mut previous: Option<(Vec<String>, Instant)> = None;
     let mut events = 0u32;
@@ -333,9 +353,16 @@ async fn wait_in_window(
             Ok(snapshot) => {
                 if baseline.is_none() {
                     // The window as the wait began: what the answer's changes are against.
-                    baseline = crate::state::record(service, window, &snapshot, &request, None)
-                        .ok()
-                        .map(|o| o.view);
+                    baseline = crate::state::record(
+                        service,
+                        window,
+                        &scope_of(snapshot.clone(), &scope),
+                        &request,
+                        &scoped,
+                        None,
+                    )
+                    .ok()
+                    .map(|o| o.view);
                 }
                 let verdict = match check {
                     Check::Element { target, want } => judge_element(target, want, &snapshot),
@@ -372,8 +399,14 @@ async fn wait_in_window(
     match look {
         Look::Failed(e) => Ok(unknown(e, waited_ms)),
         Look::Judged(verdict, snapshot) => {
-            let observed =
-                crate::state::record(service, window, &snapshot, &request, baseline.as_ref())?;
+            let observed = crate::state::record(
+                service,
+                window,
+                &scope_of(*snapshot, &scope),
+                &request,
+                &scoped,
+                baseline.as_ref(),
+            )?;
             let changes = baseline
                 .as_ref()
                 .map(|before| cu_core::model::changes::diff(&before.lines, &observed.view.lines));
@@ -393,6 +426,19 @@ async fn wait_in_window(
                 events: Some(events),
             })
         }
+    }
+}
+
+/// The part of `snapshot` an earlier observation covered (its page, its subtree).
+fn scope_of(snapshot: Snapshot, scope: &Scope) -> Snapshot {
+    let at = |identity| cu_core::policy::consequence::find(&snapshot, identity);
+    match (&scope.subtree, scope.page) {
+        (Some(identity), _) => match at(identity) {
+            Some(i) => snapshot.within(i),
+            None => snapshot,
+        },
+        (None, true) => snapshot.page().unwrap_or(snapshot),
+        (None, false) => snapshot,
     }
 }
 

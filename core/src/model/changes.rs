@@ -20,8 +20,12 @@ use crate::model::window::WindowId;
 pub struct ViewLine {
     /// Its short id (`e7`).
     pub id: String,
-    /// What the backend resolves again; the key two views are compared by.
+    /// What the backend resolves again.
     pub identity: ElementIdentity,
+    /// What two views are compared by when it is not the identity (a sheet's cell by its
+    /// name: [`crate::model::outline::key`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// Its outline line after the id.
     pub body: String,
 }
@@ -39,15 +43,46 @@ pub struct View {
     pub created_ms: u64,
     /// Every listed element, in outline order.
     pub lines: Vec<ViewLine>,
+    /// What part of the window it covered: a later diff against it covers the same.
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+/// What part of a window an observation listed, so a diff compares like with like (a diff
+/// against a query's answer is a diff of that query).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    /// Only the elements matching this query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Only this element and what it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtree: Option<ElementIdentity>,
+    /// Only the web page on screen.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub page: bool,
+    /// Every element, not only interactive and text ones.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all: bool,
+    /// Rows of one table (not a base for a diff).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub table: bool,
 }
 
 impl View {
     /// The ids to keep when the same window is observed again.
-    pub fn keep_ids(&self) -> HashMap<ElementIdentity, String> {
+    pub fn keep_ids(&self) -> HashMap<String, String> {
         self.lines
             .iter()
-            .map(|l| (l.identity.clone(), l.id.clone()))
+            .map(|l| (l.key().to_owned(), l.id.clone()))
             .collect()
+    }
+}
+
+impl ViewLine {
+    /// What this line is compared by across observations.
+    pub fn key(&self) -> &str {
+        self.key.as_deref().unwrap_or(&self.identity.0)
     }
 }
 
@@ -90,13 +125,11 @@ impl Changes {
 /// What changed from `old` to `new`. `added` and `changed` keep `new`'s order, so an agent
 /// reads them top to bottom as on screen.
 pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
-    let before: HashMap<&ElementIdentity, &ViewLine> =
-        old.iter().map(|l| (&l.identity, l)).collect();
-    let now: std::collections::HashSet<&ElementIdentity> =
-        new.iter().map(|l| &l.identity).collect();
+    let before: HashMap<&str, &ViewLine> = old.iter().map(|l| (l.key(), l)).collect();
+    let now: std::collections::HashSet<&str> = new.iter().map(ViewLine::key).collect();
     let mut changes = Changes::default();
     for line in new {
-        match before.get(&line.identity) {
+        match before.get(line.key()) {
             None => changes.added.push(format!("{} {}", line.id, line.body)),
             Some(was) if was.body != line.body => changes
                 .changed
@@ -106,7 +139,7 @@ pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
     }
     changes.removed = old
         .iter()
-        .filter(|l| !now.contains(&l.identity))
+        .filter(|l| !now.contains(l.key()))
         .map(|l| format!("{} {}", l.id, l.body))
         .collect();
     changes
@@ -120,6 +153,7 @@ mod tests {
         ViewLine {
             id: id.into(),
             identity: ElementIdentity(identity.into()),
+            key: None,
             body: body.into(),
         }
     }

@@ -154,8 +154,21 @@ impl Snapshot {
         let doc = self.nodes.iter().enumerate().skip(1).position(|(_, n)| {
             n.role == crate::model::role::Role::Document && !n.states.contains(State::Offscreen)
         })? + 1;
+        Some(self.within(doc))
+    }
+
+    /// The window with only the element at `index` and what it holds under its root, numbered
+    /// from that element alone. The whole window for the root or an index it does not have.
+    pub fn within(&self, index: usize) -> Snapshot {
+        let Some(first) = self
+            .nodes
+            .first()
+            .filter(|_| index > 0 && index < self.nodes.len())
+        else {
+            return self.clone();
+        };
         let mut order = Vec::new();
-        let mut stack = vec![doc as u32];
+        let mut stack = vec![index as u32];
         while let Some(i) = stack.pop() {
             order.push(i);
             if let Some(n) = self.nodes.get(i as usize) {
@@ -166,7 +179,7 @@ impl Snapshot {
         for (new, old) in order.iter().enumerate() {
             new_index.insert(*old, new as u32 + 1);
         }
-        let mut root = self.nodes[0].clone();
+        let mut root = first.clone();
         root.children = vec![1];
         root.omitted_children = 0;
         let mut nodes = vec![root];
@@ -184,13 +197,13 @@ impl Snapshot {
                 .collect();
             Some(n)
         }));
-        Some(Snapshot {
+        Snapshot {
             window: self.window.clone(),
             desktop: self.desktop.clone(),
             nodes,
             truncated: self.truncated.clone(),
             elapsed_ms: self.elapsed_ms,
-        })
+        }
     }
 
     /// The root node, if the snapshot is not empty.

@@ -2,9 +2,10 @@
 //! tree ([`node`], [`element`]: nodes and a window's snapshot, tidied the same way for every
 //! backend by the private passes `runs`, `chosen` and `drawn`); the [`backend`] trait every
 //! platform adapter implements; key combinations ([`keys`]); what a live probe says will
-//! receive input ([`receiver`]); a snapshot rendered as the compact outline ([`outline`]) and
-//! compared with an earlier one ([`changes`]); label text ([`text`], [`confusables`]); the
-//! bounded walk the synchronous backends share ([`walk`]).
+//! receive input ([`receiver`]); a snapshot rendered as the compact outline ([`outline`]), with
+//! a query's matches and tables read as rows (`listing`, `rows`), and compared with an earlier
+//! one ([`changes`]); label text ([`text`], [`confusables`]); the bounded walk the synchronous
+//! backends share ([`walk`]).
 
 pub mod backend;
 pub mod changes;
@@ -14,10 +15,12 @@ mod drawn;
 pub mod element;
 pub mod geometry;
 pub mod keys;
+mod listing;
 pub mod node;
 pub mod outline;
 pub mod receiver;
 pub mod role;
+mod rows;
 mod runs;
 pub mod text;
 pub mod walk;

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::collections::HashMap;
 
 use crate::model::element::{ElementIdentity, Node, Snapshot, State, TruncationReason};
+use crate::model::listing::{scrollable_to, Listing};
 use crate::model::role::Role;
 
 /// What to list.
@@ -29,9 +30,22 @@ pub struct OutlineOptions {
     /// (both compared after label normalization), at most `max_elements` of them, each with
     /// its named containers. Every listed element still gets the id it has in the whole outline.
     pub query: Option<String>,
-    /// Ids an earlier observation gave: an element with the same identity keeps its id, and
-    /// new elements get numbers above all of them (`since_state_id`, `gui_wait`).
-    pub keep_ids: HashMap<ElementIdentity, String>,
+    /// Ids an earlier observation gave, by [`key`]: an element with the same key keeps its
+    /// id, and new elements get numbers above all of them (`since_state_id`, `gui_wait`).
+    pub keep_ids: HashMap<String, String>,
+    /// Print only this table's rows, the header once (a cell or row stands for its table).
+    pub table: Option<TableRows>,
+}
+
+/// Which rows of which table to print ([`OutlineOptions::table`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRows {
+    /// The table, or an element of it.
+    pub element: ElementIdentity,
+    /// The first data row, 1-based.
+    pub first: usize,
+    /// The last data row, 1-based (clamped to the rows there are).
+    pub last: usize,
 }
 
 impl Default for OutlineOptions {
@@ -42,6 +56,7 @@ impl Default for OutlineOptions {
             place: Place::None,
             query: None,
             keep_ids: HashMap::new(),
+            table: None,
         }
     }
 }
@@ -58,14 +73,30 @@ pub enum Place {
     Bounds,
 }
 
+/// What an element is known by from one observation to the next: its identity, or for a
+/// spreadsheet's cell its sheet and name (`B7`), since LibreOffice makes new cell objects
+/// whenever the sheet changes.
+pub fn key(snapshot: &Snapshot, node: &Node) -> String {
+    let sheet = node
+        .parent
+        .and_then(|p| snapshot.nodes.get(p as usize))
+        .filter(|p| p.grid.is_some());
+    match sheet {
+        Some(sheet) if node.role == Role::Cell && !node.name.trim().is_empty() => {
+            format!("{}#{}", sheet.identity.0, node.name.trim())
+        }
+        _ => node.identity.0.clone(),
+    }
+}
+
 /// Hands out ids: kept ones first, then fresh numbers above every kept one.
-struct Ids<'a> {
-    keep: &'a HashMap<ElementIdentity, String>,
+pub(crate) struct Ids<'a> {
+    keep: &'a HashMap<String, String>,
     next: usize,
 }
 
 impl<'a> Ids<'a> {
-    fn new(keep: &'a HashMap<ElementIdentity, String>) -> Ids<'a> {
+    fn new(keep: &'a HashMap<String, String>) -> Ids<'a> {
         let highest = keep
             .values()
             .filter_map(|id| id.strip_prefix('e')?.parse::<usize>().ok())
@@ -77,8 +108,8 @@ impl<'a> Ids<'a> {
         }
     }
 
-    fn of(&mut self, node: &Node) -> String {
-        if let Some(id) = self.keep.get(&node.identity) {
+    pub(crate) fn of(&mut self, snapshot: &Snapshot, node: &Node) -> String {
+        if let Some(id) = self.keep.get(&key(snapshot, node)) {
             return id.clone();
         }
         let id = format!("e{}", self.next);
@@ -264,7 +295,8 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     } else {
         options.max_elements
     };
-    let mut matched = 0usize;
+    // Query matches in outline order: printed once every listed element has its id.
+    let mut found: Vec<usize> = Vec::new();
     let mut hidden = 0usize;
     let size = root
         .bounds
@@ -305,23 +337,24 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         let show = listed(node, &name, &view, true) && !duplicate_label;
         if !show && !duplicate_label && listed(node, &name, &view, false) {
             hidden += 1;
+            // A query searches the whole document, also below the fold.
+            if query
+                .as_deref()
+                .is_some_and(|q| matches(node, &name, q) && scrollable_to(snapshot, node))
+            {
+                found.push(index);
+            }
         }
         let (child_depth, child_parent) = if show {
             if out.ids.len() >= id_limit {
                 out.omitted += 1;
             } else {
-                let id = ids.of(node);
+                let id = ids.of(snapshot, node);
                 let body = body(node, &name, options.place);
                 match &query {
-                    None => line(&mut out.text, &id, &body, depth),
-                    Some(q) if matches(node, &name, q) => {
-                        if matched < options.max_elements {
-                            line(&mut out.text, &id, &body, 1);
-                            containers(&mut out.text, snapshot, node);
-                        }
-                        matched += 1;
-                    }
-                    Some(_) => {}
+                    None if options.table.is_none() => line(&mut out.text, &id, &body, depth),
+                    Some(q) if matches(node, &name, q) => found.push(index),
+                    _ => {}
                 }
                 out.ids.push((id, index));
                 out.bodies.push(body);
@@ -341,6 +374,22 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
         };
         for child in node.children.iter().rev() {
             stack.push((*child as usize, child_depth, child_parent.clone()));
+        }
+    }
+    let matched = found.len();
+    if query.is_some() || options.table.is_some() {
+        let mut given: HashMap<usize, String> =
+            out.ids.iter().map(|(id, i)| (*i, id.clone())).collect();
+        let mut listing = Listing {
+            snapshot,
+            place: options.place,
+            ids: &mut ids,
+            out: &mut out,
+            given: &mut given,
+        };
+        match &options.table {
+            Some(ask) => listing.table(ask),
+            None => listing.matches(&found, options.max_elements),
         }
     }
     if let (Some(_), Some(asked)) = (&query, options.query.as_deref()) {
@@ -369,7 +418,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
     if empty_page {
         let _ = writeln!(out.text, "… the page on screen exposes no elements (still loading, or the browser has not built its accessibility tree): observe again, or see it with screenshot=true");
     }
-    if hidden > 0 && query.is_none() {
+    if hidden > 0 && query.is_none() && options.table.is_none() {
         let _ = writeln!(
             out.text,
             "… {hidden} elements not on screen not listed (all=true lists them)"
@@ -527,7 +576,7 @@ fn matches(node: &Node, shown: &str, query: &str) -> bool {
 /// Replaces a query match's line break with the names of its nearest named containers
 /// (` in toolbar "Standard" › group "Files"`, outermost first; the window itself, and
 /// containers that only repeat its title, left out).
-fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
+pub(crate) fn containers(text: &mut String, snapshot: &Snapshot, node: &Node) {
     let within = context(snapshot, node);
     if !within.is_empty() && text.ends_with('\n') {
         text.pop();
@@ -559,12 +608,12 @@ pub fn context(snapshot: &Snapshot, node: &Node) -> String {
     named.join(" › ")
 }
 
-fn line(text: &mut String, id: &str, body: &str, depth: usize) {
+pub(crate) fn line(text: &mut String, id: &str, body: &str, depth: usize) {
     let _ = writeln!(text, "{:indent$}{id} {body}", "", indent = depth);
 }
 
 /// One element's line after its id: role, name, value, place, shown states.
-fn body(node: &Node, name: &str, place: Place) -> String {
+pub(crate) fn body(node: &Node, name: &str, place: Place) -> String {
     let mut text = node.role.to_string();
     if !name.is_empty() {
         let _ = write!(text, " {}", quote(name));
@@ -608,7 +657,7 @@ fn body(node: &Node, name: &str, place: Place) -> String {
 /// Quotes a name for the outline, shortened to 80 characters. Window text cannot forge a line
 /// or leave its quotes: backslashes and quotes are escaped, and so is every line break (`\n`,
 /// `\r`, U+0085, U+2028, U+2029).
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let mut s: String = text.chars().take(80).collect();
     if text.chars().count() > 80 {
         s.push('…');

@@ -110,9 +110,11 @@ mod tests {
             window: WindowId("x11:0x1".into()),
             desktop: DesktopInstance("d".into()),
             created_ms: now_ms(),
+            scope: Default::default(),
             lines: vec![ViewLine {
                 id: "e1".into(),
                 identity: ElementIdentity("a".into()),
+                key: None,
                 body: "button \"Go\"".into(),
             }],
         }
