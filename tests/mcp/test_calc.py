@@ -308,3 +308,69 @@ async def test_regression_libreoffice_menus_were_unreadable_so_every_letter_aske
                                                      "actions": [{"type": "key", "keys": "l"}]})
         assert not err, res
         await window_titled(client, "Delete Cells", timeout=15)
+
+
+async def test_a_save_dialogs_file_type_is_chosen_in_one_step_and_saved(server_env, sheet, tmp_path):
+    """Issue 40: the Save dialog's file-type list was refused by set_value ("GrabFocus returned
+    false") and its label with a hyphen did not match the en dash. Now set_value chooses the
+    type by its label as people type it, the list left closed, and the file on disk is that
+    type (an xlsx is a zip with xl/workbook.xml)."""
+    target = tmp_path / "saved.xlsx"
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        win = await window_titled(client, "data.ods", timeout=120)
+        await eventually(client, win["id"], lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        state = await observe(client, win["id"], max_elements=1)
+        err, res = await call(client, "gui_action", {"window_id": win["id"], "state_id": state["state_id"],
+                                                     "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
+        assert not err, res
+        dialog = (await window_titled(client, "Save", timeout=30))["id"]
+        outline = await eventually(client, dialog, lambda t: re.search(r'e\d+ combo_box "ODF Spreadsheet \(', t),
+                                   "the file-type list", timeout=15)
+        state = await observe(client, dialog)
+        combo = re.search(r'(e\d+) combo_box "ODF Spreadsheet \(', state["outline"]).group(1)
+        name = re.search(r'(e\d+) text_input ="data"', state["outline"]).group(1)
+        save = re.search(r'(e\d+) button "Save"', state["outline"]).group(1)
+        err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"], "actions": [
+            {"type": "set_value", "element_id": combo, "text": "Excel 2007-365 (.xlsx)"},
+            {"type": "set_value", "element_id": name, "text": str(target)},
+            {"type": "click", "element_id": save}]})
+        assert not err, res
+        assert res["results"][0]["how"] == "semantic", res
+        assert res["results"][0]["value"] == "Excel 2007–365 (.xlsx)", res
+        keep = await window_titled(client, "Confirm File Format", timeout=30)
+        err, res = await call(client, "click", {"app": keep["id"], "target": "Use Excel 2007-365 Format",
+                                                "confirm_dangerous": True})
+        assert not err, res
+
+        async def saved():
+            try:
+                with zipfile.ZipFile(target) as z:
+                    return "xl/workbook.xml" in z.namelist()
+            except (OSError, zipfile.BadZipFile):
+                return False
+        await poll(saved, "the sheet saved as xlsx", timeout=30, every=0.3)
+
+
+async def test_a_sheets_cells_keep_their_ids_and_read_as_rows(server_env, sheet):
+    """Issue 40: every cell got a new id whenever anything changed, so a diff listed every cell
+    removed and added. Now cells keep theirs by name: after typing into one cell, the diff
+    names that cell changed and no cell removed. The sheet reads as rows by their numbers."""
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
+        win = await window_titled(client, "data.ods", timeout=120)
+        wid = win["id"]
+        await eventually(client, wid, lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+        before = await observe(client, wid)
+        a2 = re.search(r'(e\d+) cell "A2" ="Apples"', before["outline"]).group(1)
+        table = re.search(r'(e\d+) table', before["outline"]).group(1)
+        err, rows = await call(client, "gui_state", {"window_id": wid, "table": table,
+                                                      "state_id": before["state_id"], "rows": "2-3"})
+        assert not err, rows
+        assert re.search(r"^ e\d+ row 2: A2 Apples \| B2 3 \| C2 1\.5$", rows["outline"], re.M), rows
+        assert re.search(r"^ e\d+ row 3: A3 Pears \| B3 4 \| C3 2$", rows["outline"], re.M), rows
+        err, res = await call(client, "gui_action", {"window_id": wid, "state_id": before["state_id"], "actions": [
+            {"type": "set_value", "element_id": a2, "text": "Figs"}, {"type": "key", "keys": "Return"}]})
+        assert not err, res
+        outline = await eventually(client, wid, lambda t: '"A2" ="Figs"' in t, "A2 changed", timeout=15,
+                                   since_state_id=before["state_id"])
+        assert re.search(rf'^~ {a2} cell "A2" ="Figs"', outline, re.M), outline
+        assert not re.search(r'^[-+] e\d+ cell "[A-C][1-4]"', outline, re.M), outline

@@ -25,6 +25,7 @@ mod action;
 #[cfg(test)]
 mod ambiguous_tests;
 mod approval;
+mod choose;
 mod click;
 mod clipboard;
 #[cfg(test)]

@@ -101,6 +101,12 @@ pub(crate) async fn set_value(
     // The value may end up typed (below): judged before anything is attempted, so a refusal
     // leaves the call's state usable. A slider's number types nothing that activates.
     sender.prejudge_text(&element.identity, value).await?;
+    // A drop-down's option is pressed by its label, the popup left closed.
+    if element.role == Role::ComboBox {
+        if let Some(ran) = crate::choose::choose(service, sender, state, element, value).await? {
+            return Ok(ran);
+        }
+    }
     // A document holds its text in paragraphs, with what was there before (Writer): its
     // callers read it back their way (`type_text`), as they do a sheet's computed cells.
     let unread = matches!(element.role, Role::Document | Role::Cell);
@@ -225,7 +231,12 @@ async fn value_now(
         .snapshot(&state.window, &options)
         .await
         .ok()?;
-    snapshot.nodes.into_iter().next()?.value
+    let node = snapshot.nodes.into_iter().next()?;
+    match node.value {
+        // GTK 3 names a combo box by its current choice, and gives it no value.
+        None if node.role == Role::ComboBox && !node.name.trim().is_empty() => Some(node.name),
+        value => value,
+    }
 }
 
 /// The error of a value that did not take, whichever way it was entered.

@@ -124,3 +124,48 @@ fn focus_the_focus_action_does_not_move_is_taken_by_a_click() {
             .any(|e| matches!(e, Event::Input(_, InputEvent::Click { .. }))));
     });
 }
+
+/// A drop-down: its options in a closed popup (GTK 3's combo box, a web `<select>`).
+const DROP_DOWN: &str = r#"app: form
+title: Form
+---
+window "Form" @0,0 400x200
+  combo_box "Align" @10,10 200x24 [focusable]
+    menu [offscreen]
+      menu_item "Left" [offscreen]
+      menu_item "Excel 2007–365" [offscreen]
+      menu_item "Right" [offscreen]
+"#;
+
+/// Issue 40: a drop-down's choice took Down/Return and a screenshot to check. Now `set_value`
+/// presses the option by its label (as people write it: a hyphen for the en dash), the popup
+/// left closed, and reads the choice back; a label no option has is refused before anything is
+/// sent, naming the options, and the state stays usable.
+#[test]
+fn a_drop_downs_option_is_chosen_by_its_label_in_one_step() {
+    let lab = Lab::watching(DROP_DOWN, Point::new(100, 100), 5);
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let combo = Lab::id(&outline, "Align");
+        let set =
+            |text: &str| step(json!({ "type": "set_value", "element_id": combo, "text": text }));
+        let err = lab
+            .act(&state, vec![set("Top")], false)
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("no option Top"));
+        assert_eq!(err.code, ErrorCode::InvalidArgument, "{err}");
+        assert!(err.message.contains("Left, Excel 2007–365, Right"), "{err}");
+        assert!(lab.usable(&state), "nothing was sent");
+        let done = lab.act(&state, vec![set("excel 2007-365")], false).await;
+        let results = done.map(|r| r.results).unwrap_or_default();
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].value.as_deref(), Some("Excel 2007–365"));
+        assert_eq!(results[0].how.as_str(), "semantic");
+        assert!(lab.backend.inputs().iter().any(|e| matches!(
+            e,
+            Event::Perform(_, name, SemanticAction::Choose) if name == "Excel 2007–365"
+        )));
+        assert!(!typed_anything(&lab));
+    });
+}

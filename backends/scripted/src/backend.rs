@@ -102,7 +102,10 @@ impl Backend for Scripted {
         }
         let name = shown_name(&win.nodes, i);
         match action {
-            SemanticAction::Invoke | SemanticAction::Toggle | SemanticAction::Select => {
+            SemanticAction::Invoke
+            | SemanticAction::Toggle
+            | SemanticAction::Select
+            | SemanticAction::Choose => {
                 if win.nodes[i].actions.is_empty() {
                     return Err(Error::new(
                         ErrorCode::ActionNotSupported,

@@ -146,6 +146,17 @@ impl World {
             _ => {}
         }
         let name = shown_name(&win.nodes, index);
+        // An option of a drop-down becomes its value (GTK 3: and its name), popup closed.
+        if matches!(win.nodes[index].role, Role::MenuItem | Role::ListItem) {
+            let combo = std::iter::successors(win.nodes[index].parent, |p| {
+                win.nodes.get(*p as usize).and_then(|n| n.parent)
+            })
+            .take(3)
+            .find(|p| win.nodes.get(*p as usize).map(|n| n.role) == Some(Role::ComboBox));
+            if let Some(combo) = combo.and_then(|c| win.nodes.get_mut(c as usize)) {
+                combo.value = Some(name.clone());
+            }
+        }
         self.presses.push(name.clone());
         match self.reactions.get(&name).cloned() {
             Some(Reaction::Rename { from, to }) => self.rename(&from, &to),

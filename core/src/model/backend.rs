@@ -41,6 +41,9 @@ pub enum SemanticAction {
     Focus,
     /// Select the element (list item, tab).
     Select,
+    /// Choose this option of its drop-down (a combo box's item) by the option's own action,
+    /// the popup left as it is: the drop-down, not the option, must be on screen.
+    Choose,
     /// Expand or collapse.
     Expand {
         /// `true` to expand, `false` to collapse.
@@ -60,6 +63,7 @@ impl SemanticAction {
             SemanticAction::SetValue { .. } => "setting its value",
             SemanticAction::Focus => "a focus request",
             SemanticAction::Select => "a selection",
+            SemanticAction::Choose => "a choice of an option",
             SemanticAction::Expand { .. } => "an expand or collapse",
             SemanticAction::ScrollIntoView => "a scroll into view",
         }

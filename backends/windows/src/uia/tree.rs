@@ -389,7 +389,7 @@ pub(super) fn perform(element: &UIElement, action: &SemanticAction) -> Result<()
             .set_value(*value)
             .map_err(|e| failed("RangeValue.SetValue", &e)),
         SemanticAction::Focus => element.set_focus().map_err(|e| failed("SetFocus", &e)),
-        SemanticAction::Select => element
+        SemanticAction::Select | SemanticAction::Choose => element
             .get_pattern::<UISelectionItemPattern>()
             .map_err(|_| unsupported("SelectionItem"))?
             .select()

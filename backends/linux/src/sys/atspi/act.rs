@@ -5,7 +5,7 @@ use cu_core::model::backend::SemanticAction;
 use cu_core::{Error, ErrorCode, Result};
 
 use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, SELECTION, TEXT, VALUE};
-use crate::translate::{self, atspi_state};
+use crate::translate::{self, atspi_role, atspi_state};
 
 /// AT-SPI scroll type "anywhere".
 const SCROLL_ANYWHERE: u32 = 6;
@@ -73,6 +73,13 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
             Ok(())
         }
         SemanticAction::Select => select(atspi, obj).await,
+        // GTK 3 sets its combo box from the item's own "click", the menu left closed.
+        SemanticAction::Choose => {
+            match do_named_action(atspi, obj, translate::invoke_rank, "choose").await {
+                Err(e) if e.code == ErrorCode::ActionNotSupported => select(atspi, obj).await,
+                done => done,
+            }
+        }
         _ => Err(Error::new(
             ErrorCode::ActionNotSupported,
             format!("{action:?} is not supported on Linux yet"),
@@ -172,6 +179,20 @@ const MAX_ANCESTORS: usize = 64;
 /// beside it) report `SHOWING`, read now. Firefox keeps a background tab's elements `SHOWING`
 /// for a moment after the switch while their document no longer is, and a press that reaches
 /// such a page made it abort.
+/// The drop-down `option` belongs to: its nearest combo box ancestor (a few levels up: the
+/// combo's menu or list between). `None` when it sits in none.
+pub(crate) async fn drop_down_of(atspi: &Atspi, option: &ObjRef) -> Option<ObjRef> {
+    let mut current = option.clone();
+    for _ in 0..4 {
+        current = atspi.parent(&current).await?;
+        let role = atspi.role(&current).await.ok()?;
+        if role == atspi_role::COMBO_BOX {
+            return Some(current);
+        }
+    }
+    None
+}
+
 pub(crate) async fn showing_in(atspi: &Atspi, obj: &ObjRef, frame: &ObjRef) -> Result<bool> {
     let mut current = obj.clone();
     for _ in 0..MAX_ANCESTORS {

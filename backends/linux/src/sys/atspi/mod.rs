@@ -321,6 +321,21 @@ impl Atspi {
         Some(ObjRef { bus, path }).filter(|p| !p.is_null())
     }
 
+    /// The name of what `obj` (a GTK 3 combo box, whose items say nothing while its popup is
+    /// closed) says is selected in it: `Selection.GetSelectedChild(0)`.
+    pub(crate) async fn selected_name(&self, obj: &ObjRef) -> Option<String> {
+        let (bus, path): (String, OwnedObjectPath) = self
+            .call(obj, SELECTION, "GetSelectedChild", &(0i32,))
+            .await
+            .ok()?;
+        let child = Some(ObjRef { bus, path }).filter(|c| !c.is_null())?;
+        self.name(&child)
+            .await
+            .ok()
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+    }
+
     pub(crate) async fn name(&self, obj: &ObjRef) -> Result<String> {
         let v = self.property(obj, ACCESSIBLE, "Name").await?;
         Ok(String::try_from(v).unwrap_or_default())

@@ -470,7 +470,10 @@ async fn fetch_inner(
     let want_id = cached.is_some() && role.is_interactive();
     // An unnamed field is known by its placeholder ("Search files"), where the toolkit gives one.
     let want_placeholder = role.is_editable_text() && node.name.trim().is_empty();
-    let (children, text, value, toolkit_id, placeholder) = tokio::join!(
+    // A combo box's choice, where its items do not say it (GTK 3 after a choice made with the
+    // popup closed).
+    let want_choice = role == Role::ComboBox && has(super::SELECTION);
+    let (children, text, value, toolkit_id, placeholder, choice) = tokio::join!(
         async {
             if big_table && !opts.read_cells {
                 // Its cells are not wanted: counted as left out, none read.
@@ -530,6 +533,13 @@ async fn fetch_inner(
                 None
             }
         },
+        async {
+            if want_choice {
+                atspi.selected_name(obj).await
+            } else {
+                None
+            }
+        },
     );
     if let Some(id) = toolkit_id.filter(|id| !id.is_empty()) {
         node.toolkit_id = Some(id);
@@ -540,9 +550,10 @@ async fn fetch_inner(
     let ((children, omitted_children), grid) = children;
     node.grid = grid;
     node.actions = translate::actions(role, states, InterfaceSet::of(&ifaces));
-    node.value = match (text, value) {
-        (Some(t), _) if t != node.name => Some(t),
-        (_, Some(v)) => Some(format_number(v)),
+    node.value = match (text, value, choice) {
+        (Some(t), _, _) if t != node.name => Some(t),
+        (_, Some(v), _) => Some(format_number(v)),
+        (_, _, Some(chosen)) => Some(chosen),
         _ => None,
     };
     Ok(Fetched {

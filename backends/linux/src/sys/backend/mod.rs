@@ -188,8 +188,22 @@ impl Backend for LinuxBackend {
             ));
         }
         if entry.toolkit.reports_showing && !matches!(action, SemanticAction::ScrollIntoView) {
-            // Judged live: Firefox aborted when an action reached a background tab's page.
-            if !act::showing_in(&c.atspi, &obj, entry.frame()?).await? {
+            // Judged live: Firefox aborted when an action reached a background tab's page. An
+            // option is chosen while its drop-down's popup is closed: the drop-down is what
+            // must be on screen.
+            let shown = match action {
+                SemanticAction::Choose => {
+                    act::drop_down_of(&c.atspi, &obj).await.ok_or_else(|| {
+                        Error::new(
+                            ErrorCode::ActionNotSupported,
+                            "the element is no option of a drop-down",
+                        )
+                        .before_sending()
+                    })?
+                }
+                _ => obj.clone(),
+            };
+            if !act::showing_in(&c.atspi, &shown, entry.frame()?).await? {
                 return Err(Error::new(
                     ErrorCode::ElementNotVisible,
                     "the element is no longer on screen (its tab, menu or view changed since it was observed)",

@@ -1,0 +1,178 @@
+//! Choosing a drop-down's option by its label in one step, as `set_value` on a combo box: the
+//! option is found among the items the combo box holds (a GTK 3 combo's menu, a web
+//! `<select>`'s options), pressed by its own action without opening the popup, and the value
+//! read back. A label no option has is refused before anything is sent, naming the options
+//! (unless the combo box takes typed text too).
+
+use cu_core::model::backend::SemanticAction;
+use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::role::Role;
+use cu_core::store::state_registry::{SavedElement, SavedState};
+use cu_core::{Error, ErrorCode, Result};
+
+use crate::guard::Sender;
+use crate::how::{Ran, Via};
+use crate::service::Service;
+
+/// One option of a drop-down as the tree shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Choice {
+    pub(crate) identity: ElementIdentity,
+    pub(crate) label: String,
+}
+
+/// Roles a drop-down's options have.
+fn is_option(role: Role) -> bool {
+    matches!(
+        role,
+        Role::MenuItem | Role::RadioMenuItem | Role::CheckMenuItem | Role::ListItem
+    )
+}
+
+/// The option whose label is `wanted` as people write it (case, dashes and "&" folded): one
+/// with exactly that label first. `Err` with every label when none is.
+pub(crate) fn pick<'a>(
+    options: &'a [Choice],
+    wanted: &str,
+) -> std::result::Result<&'a Choice, Vec<String>> {
+    let folded = cu_core::model::text::normalize(wanted);
+    options
+        .iter()
+        .find(|c| c.label.trim() == wanted.trim())
+        .or_else(|| {
+            options
+                .iter()
+                .find(|c| cu_core::model::text::normalize(&c.label) == folded)
+        })
+        .ok_or_else(|| options.iter().map(|c| c.label.clone()).collect())
+}
+
+/// The options `element` holds, read now (empty when its toolkit shows none while closed), and
+/// whether it takes typed text too (a combo box with an entry).
+async fn options_of(
+    service: &Service,
+    state: &SavedState,
+    element: &SavedElement,
+) -> (Vec<Choice>, bool) {
+    let options = SnapshotOptions {
+        subtree: Some(element.identity.clone()),
+        max_depth: Some(4),
+        max_nodes: 500,
+        time_budget_ms: 1000,
+        ..SnapshotOptions::default()
+    };
+    let Ok(snapshot) = service.backend.snapshot(&state.window, &options).await else {
+        return (Vec::new(), false);
+    };
+    let choices = snapshot
+        .nodes
+        .iter()
+        .skip(1)
+        .filter(|n| is_option(n.role) && !n.name.trim().is_empty())
+        .map(|n| Choice {
+            identity: n.identity.clone(),
+            label: n.name.trim().to_owned(),
+        })
+        .collect();
+    let editable = snapshot.nodes.iter().any(|n| n.role.is_editable_text());
+    (choices, editable)
+}
+
+/// Chooses `value` in the combo box `element` by pressing its option, then reads the combo's
+/// value back. `Ok(None)` when the combo shows no options to press (the caller enters the
+/// value another way); an error naming the options when none is `value`.
+pub(crate) async fn choose(
+    service: &Service,
+    sender: &mut Sender<'_>,
+    state: &SavedState,
+    element: &SavedElement,
+    value: &str,
+) -> Result<Option<Ran>> {
+    let (options, editable) = options_of(service, state, element).await;
+    if options.is_empty() {
+        return Ok(None);
+    }
+    let choice = match pick(&options, value) {
+        Ok(choice) => choice,
+        // A combo box with an entry takes other text too: typed there.
+        Err(_) if editable => return Ok(None),
+        Err(labels) => {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{} {:?} has no option {value:?}; its options: {}",
+                    element.role,
+                    element.name,
+                    labels.join(", ")
+                ),
+            )
+            .with_suggestion("Pass one of its options as the value.")
+            .with_details(serde_json::json!({ "options": labels }))
+            .before_sending())
+        }
+    };
+    // The option's own action, judged like a press of it (its label is what it does).
+    let pressed = sender
+        .perform(&choice.identity, &SemanticAction::Choose)
+        .await;
+    match pressed {
+        Ok(()) => {}
+        // Nothing the option offers: the caller enters the value another way.
+        Err(e) if e.code == ErrorCode::ActionNotSupported => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    match crate::taken::reads_back(service, state, element, &choice.label).await {
+        Ok(read) => Ok(Some(Ran {
+            value: read,
+            ..Ran::from(Via::Semantic)
+        })),
+        // Pressed but not taken (an option whose action does nothing while the popup is
+        // closed): the caller enters it the way a person would.
+        Err(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(labels: &[&str]) -> Vec<Choice> {
+        labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Choice {
+                identity: ElementIdentity(format!("o{i}")),
+                label: (*l).into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_option_is_picked_by_its_label_as_people_write_it() {
+        let all = options(&["Excel 2007–365", "Find & Replace", "Left"]);
+        assert_eq!(pick(&all, "Left").map(|c| c.label.as_str()), Ok("Left"));
+        assert_eq!(pick(&all, "left").map(|c| c.label.as_str()), Ok("Left"));
+        assert_eq!(
+            pick(&all, "Excel 2007-365").map(|c| c.label.as_str()),
+            Ok("Excel 2007–365")
+        );
+        assert_eq!(
+            pick(&all, "find and replace").map(|c| c.label.as_str()),
+            Ok("Find & Replace")
+        );
+        assert_eq!(
+            pick(&all, "Right").map(|c| c.label.as_str()),
+            Err(vec![
+                "Excel 2007–365".to_owned(),
+                "Find & Replace".to_owned(),
+                "Left".to_owned()
+            ])
+        );
+    }
+
+    #[test]
+    fn the_exact_label_wins_over_a_folded_one() {
+        let all = options(&["left", "Left"]);
+        assert_eq!(pick(&all, "Left").map(|c| &c.identity.0[..]), Ok("o1"));
+    }
+}
