@@ -365,8 +365,8 @@ async def test_a_sheets_cells_keep_their_ids_and_read_as_rows(server_env, sheet)
         err, rows = await call(client, "gui_state", {"window_id": wid, "table": table,
                                                       "state_id": before["state_id"], "rows": "2-3"})
         assert not err, rows
-        assert re.search(r"^ e\d+ row 2: A2 Apples \| B2 3 \| C2 1\.5$", rows["outline"], re.M), rows
-        assert re.search(r"^ e\d+ row 3: A3 Pears \| B3 4 \| C3 2$", rows["outline"], re.M), rows
+        assert re.search(rf"^ {a2} row 2: {a2} A2 Apples \| e\d+ B2 3 \| e\d+ C2 1\.5$", rows["outline"], re.M), rows
+        assert re.search(r"^ e\d+ row 3: e\d+ A3 Pears \| e\d+ B3 4 \| e\d+ C3 2$", rows["outline"], re.M), rows
         err, res = await call(client, "gui_action", {"window_id": wid, "state_id": before["state_id"], "actions": [
             {"type": "set_value", "element_id": a2, "text": "Figs"}, {"type": "key", "keys": "Return"}]})
         assert not err, res

@@ -30,7 +30,7 @@ pub(crate) struct Table {
     /// spreadsheet, the rows on screen).
     pub(crate) rows: Vec<Row>,
     /// A spreadsheet's sheet: rows are numbered as the sheet numbers them, and each cell is
-    /// shown by its name and value (`A3 Pears`), blank ones left out.
+    /// shown by its id, name and value (`e21 A3 Pears`), blank ones left out.
     pub(crate) sheet: bool,
 }
 
@@ -265,12 +265,19 @@ pub(crate) fn row_text(
     id_of: &mut dyn FnMut(usize) -> Option<String>,
 ) -> String {
     if table.sheet {
+        // Each cell by its id, name and value: a sheet's cells are acted on one by one.
         return row
             .cells
             .iter()
-            .filter_map(|c| snapshot.nodes.get(*c))
-            .filter(|n| !sheet_value(n).is_empty())
-            .map(|n| format!("{} {}", plain(n.name.trim()), plain(sheet_value(n))))
+            .filter_map(|c| Some((*c, snapshot.nodes.get(*c)?)))
+            .filter(|(_, n)| !sheet_value(n).is_empty())
+            .map(|(c, n)| {
+                let cell = format!("{} {}", plain(n.name.trim()), plain(sheet_value(n)));
+                match id_of(c) {
+                    Some(id) => format!("{id} {cell}"),
+                    None => cell,
+                }
+            })
             .collect::<Vec<_>>()
             .join(" | ");
     }
@@ -576,7 +583,10 @@ pub(crate) mod tests {
         let t = table(&s, 1);
         assert_eq!(t.rows.len(), 1, "the blank row 8 is left out");
         let mut id = |i: usize| Some(format!("e{i}"));
-        assert_eq!(row_text(&s, &t, &t.rows[0], &mut id), "A7 Pears | C7 2");
+        assert_eq!(
+            row_text(&s, &t, &t.rows[0], &mut id),
+            "e2 A7 Pears | e4 C7 2"
+        );
         assert_eq!(t.number(&s, 0), 7);
     }
 
