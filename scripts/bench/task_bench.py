@@ -168,8 +168,9 @@ async def thunar_rename(agent):
     folder = os.path.join(WORK, "files")
     wid = await agent.window("files - Thunar", app="thunar")
     await agent("click", {"app": wid, "steps": ["View", "List View"]})
+    # The file's row (`e69 row 1: report.odt | 6 bytes | …`), acted on by its id.
     state = await agent("gui_state", {"window_id": wid, "query": "report.odt"})
-    cell = line_id(state["outline"], r'cell "report\.odt"')
+    cell = line_id(state["outline"], r'row \d+: report\.odt')
     await agent("gui_action", {"window_id": wid, "state_id": state["state_id"],
                                "actions": [{"type": "click", "element_id": cell},
                                            {"type": "right_click", "element_id": cell}]})
