@@ -618,7 +618,14 @@ pub(crate) fn body(node: &Node, name: &str, place: Place) -> String {
     if !name.is_empty() {
         let _ = write!(text, " {}", quote(name));
     }
-    if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty()) {
+    // A combo box's value that only repeats its name (GTK 3 names it by its choice) says
+    // nothing; a field's value never goes (it may hold its own label's words).
+    let repeats = |v: &str| node.role == Role::ComboBox && v.trim() == name.trim();
+    if let Some(value) = node
+        .value
+        .as_deref()
+        .filter(|v| !v.is_empty() && !repeats(v))
+    {
         let _ = write!(text, " ={}", quote(value));
     }
     match (node.bounds, place) {
@@ -1133,6 +1140,19 @@ mod tests {
             all.text.contains("Hidden") && all.text.contains("Far away"),
             "{}",
             all.text
+        );
+    }
+
+    #[test]
+    fn a_combo_box_named_by_its_choice_says_it_once_and_a_field_keeps_its_value() {
+        let mut combo = node(Role::ComboBox, "Left", None, &[]);
+        combo.value = Some("Left".into());
+        assert_eq!(describe(&calculator(), &combo), "combo_box \"Left\"");
+        let mut field = node(Role::TextInput, "Search", None, &[]);
+        field.value = Some("Search".into());
+        assert_eq!(
+            describe(&calculator(), &field),
+            "text_input \"Search\" =\"Search\""
         );
     }
 
