@@ -121,7 +121,7 @@ pub(crate) async fn choose(
         Err(e) if e.code == ErrorCode::ActionNotSupported => return Ok(None),
         Err(e) => return Err(e),
     }
-    match crate::taken::reads_back(service, state, element, &choice.label).await {
+    match crate::readback::reads_back(service, state, element, &choice.label).await {
         Ok(read) => Ok(Some(Ran {
             value: read,
             ..Ran::from(Via::Semantic)

@@ -48,6 +48,7 @@ mod llm;
 mod look;
 mod marks;
 mod open;
+mod readback;
 #[cfg(test)]
 mod rows_tests;
 mod service;

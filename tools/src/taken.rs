@@ -4,10 +4,7 @@
 //! a value the app ignored is entered the way a person would, then checked again, never
 //! reported `changed` while it is not there (Chromium's date segments took `set_value` silently).
 
-use std::time::{Duration, Instant};
-
 use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
-use cu_core::model::element::SnapshotOptions;
 use cu_core::model::keys::{Combo, Key, NamedKey};
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
@@ -15,12 +12,8 @@ use cu_core::{Error, ErrorCode, Result};
 
 use crate::guard::Sender;
 use crate::how::{center, Ran, Via};
+use crate::readback::reads_back;
 use crate::service::Service;
-
-/// How long a value is polled for after the last change seen, and at most.
-const QUIET: Duration = Duration::from_millis(400);
-const AT_MOST: Duration = Duration::from_secs(2);
-const POLL: Duration = Duration::from_millis(50);
 
 /// Gives `element` keyboard focus and checks that it moved there (or inside it): its focus
 /// action first, then a click at its centre, as a person would (judged like any click). An
@@ -175,70 +168,6 @@ pub(crate) async fn set_value(
     }
 }
 
-/// Polls `element`'s value until it reads as `wanted` (for [`QUIET`] after the last change
-/// seen, [`AT_MOST`] in all): `Ok` with what it reads, `Err` with the last value read (`None`
-/// when it has none). A password field reads back nothing to compare: `Ok(None)`.
-pub(crate) async fn reads_back(
-    service: &Service,
-    state: &SavedState,
-    element: &SavedElement,
-    wanted: &str,
-) -> std::result::Result<Option<String>, Option<String>> {
-    if element.role == Role::PasswordInput {
-        return Ok(None);
-    }
-    let started = Instant::now();
-    let mut quiet_until = started + QUIET;
-    let mut last: Option<String> = None;
-    loop {
-        let value = value_now(service, state, element).await;
-        let read = value.as_deref().unwrap_or("");
-        // A choice is named as people write it ("orville" picks "Orville").
-        let chosen = matches!(element.role, Role::ComboBox | Role::List)
-            && !read.trim().is_empty()
-            && cu_core::model::text::normalize(read) == cu_core::model::text::normalize(wanted);
-        if chosen || same_text(read, wanted) {
-            return Ok(value);
-        }
-        let now = Instant::now();
-        if value != last {
-            quiet_until = now + QUIET;
-            last = value;
-        }
-        if now >= quiet_until || now >= started + AT_MOST {
-            return Err(last);
-        }
-        tokio::time::sleep(POLL).await;
-    }
-}
-
-/// The value `element` shows now: its own, or (a combo box without one: GTK 3, Chromium's
-/// `<select>`) its chosen item's, so its items are read too.
-async fn value_now(
-    service: &Service,
-    state: &SavedState,
-    element: &SavedElement,
-) -> Option<String> {
-    let options = SnapshotOptions {
-        subtree: Some(element.identity.clone()),
-        max_depth: Some(if element.role == Role::ComboBox { 3 } else { 0 }),
-        max_nodes: 200,
-        time_budget_ms: 1000,
-        ..SnapshotOptions::default()
-    };
-    let snapshot = service
-        .backend
-        .snapshot(&state.window, &options)
-        .await
-        .ok()?;
-    let node = snapshot.nodes.into_iter().next()?;
-    match node.value {
-        // GTK 3 names a combo box by its current choice, and gives it no value.
-        None if node.role == Role::ComboBox && !node.name.trim().is_empty() => Some(node.name),
-        value => value,
-    }
-}
-
 /// The error of a value that did not take, whichever way it was entered.
 pub(crate) fn not_taken(element: &SavedElement, read: Option<&str>, via: Via) -> Error {
     Error::new(
@@ -255,13 +184,4 @@ pub(crate) fn not_taken(element: &SavedElement, read: Option<&str>, via: Via) ->
     )
     .with_suggestion("Observe the element: the app ignored or reformatted the value. Click it and type the value, or use its own controls (arrows, a picker).")
     .with_details(serde_json::json!({ "value": read, "via": via }))
-}
-
-/// Whether `read` is `wanted` as a field shows it: line endings and trailing line breaks
-/// aside, or the same number ("7" and "7.0").
-pub(crate) fn same_text(read: &str, wanted: &str) -> bool {
-    let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
-    let (read, wanted) = (clean(read), clean(wanted));
-    read == wanted
-        || matches!((read.trim().parse::<f64>(), wanted.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
 }

@@ -15,9 +15,9 @@ use serde_json::json;
 
 use crate::guard::Sender;
 use crate::label::{self, not_usable, resolved, saved, transient_state, unresolved, Resolved};
+use crate::readback::same_text;
 use crate::service::Service;
 use crate::steps::{Failure, Plan, Via};
-use crate::taken::same_text;
 use crate::target::{self, Candidates};
 
 /// `type_text`'s request. The field docs are the tool's input schema, as agents read it.

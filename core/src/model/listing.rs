@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::model::element::Snapshot;
+use crate::model::line::{self as outline, Ids, Outline, Place, TableRows};
 use crate::model::node::{Node, State};
-use crate::model::outline::{self, Outline, Place, TableRows};
 use crate::model::role::Role;
 use crate::model::rows;
 
@@ -19,7 +19,7 @@ use crate::model::rows;
 pub(crate) struct Listing<'a, 'k> {
     pub(crate) snapshot: &'a Snapshot,
     pub(crate) place: Place,
-    pub(crate) ids: &'a mut outline::Ids<'k>,
+    pub(crate) ids: &'a mut Ids<'k>,
     pub(crate) out: &'a mut Outline,
     pub(crate) given: &'a mut HashMap<usize, String>,
 }

@@ -2,10 +2,10 @@
 //! tree ([`node`], [`element`]: nodes and a window's snapshot, tidied the same way for every
 //! backend by the private passes `runs`, `chosen` and `drawn`); the [`backend`] trait every
 //! platform adapter implements; key combinations ([`keys`]); what a live probe says will
-//! receive input ([`receiver`]); a snapshot rendered as the compact outline ([`outline`]), with
-//! a query's matches and tables read as rows (`listing`, `rows`), and compared with an earlier
-//! one ([`changes`]); label text ([`text`], [`confusables`]); the bounded walk the synchronous
-//! backends share ([`walk`]).
+//! receive input ([`receiver`]); a snapshot rendered as the compact outline ([`outline`]: one
+//! element's line in `line`, a query's matches and tables read as rows in `listing` and `rows`),
+//! and compared with an earlier one ([`changes`]); label text ([`text`], [`confusables`]); the
+//! bounded walk the synchronous backends share ([`walk`]).
 
 pub mod backend;
 pub mod changes;
@@ -15,6 +15,7 @@ mod drawn;
 pub mod element;
 pub mod geometry;
 pub mod keys;
+mod line;
 mod listing;
 pub mod node;
 pub mod outline;

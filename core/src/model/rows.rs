@@ -328,7 +328,7 @@ fn cell_text(
     let mut text = String::new();
     let whole = match controls.as_slice() {
         [one] => snapshot.nodes.get(*one).is_some_and(|c| {
-            crate::model::text::normalize(&crate::model::outline::shown_name(snapshot, c)) == folded
+            crate::model::text::normalize(&crate::model::line::shown_name(snapshot, c)) == folded
         }),
         _ => false,
     };
@@ -339,7 +339,7 @@ fn cell_text(
         let Some(c) = snapshot.nodes.get(control) else {
             continue;
         };
-        let name = crate::model::outline::shown_name(snapshot, c);
+        let name = crate::model::line::shown_name(snapshot, c);
         let named = crate::model::text::normalize(&name);
         if !whole && !named.is_empty() && folded.contains(&named) {
             continue;
@@ -351,7 +351,7 @@ fn cell_text(
             text.push(' ');
         }
         // The row line says once whether it is on screen.
-        let line = crate::model::outline::describe(snapshot, c);
+        let line = crate::model::line::describe(snapshot, c);
         let line = line.strip_suffix(" offscreen").unwrap_or(&line);
         let _ = write!(text, "{id} {line}");
     }
