@@ -310,6 +310,9 @@ async fn click_one(
     let windows = crate::effect::windows_before(service, &window.id).await;
     // Subscribed before the input, so no effect's event is missed.
     let mut events = crate::effect::subscribe(service, &window.id, state.dialog).await;
+    if let Some(events) = events.as_mut() {
+        events.before_input(plan.announces_window());
+    }
     if events.as_ref().is_some_and(|e| e.proven()) {
         sender.skip_baseline();
     }

@@ -220,18 +220,15 @@ fn like_base(
     base: &View,
 ) -> Result<(StateRequest, Option<ElementIdentity>)> {
     let scope = &base.scope;
-    let unlike = |what: &str| {
-        Error::new(
+    if scope.table {
+        return Err(Error::new(
             ErrorCode::InvalidArgument,
             format!(
-                "since_state_id {} observed {what} than this call asks for: a diff compares like with like",
+                "since_state_id {} read a table's rows: a diff needs an observation of the window",
                 base.state_id
             ),
         )
-        .with_suggestion("Leave out query, subtree, page and all: the diff takes the earlier observation's, or observe without since_state_id.")
-    };
-    if scope.table || req.table.is_some() {
-        return Err(unlike("a table's rows, or this call reads one: other"));
+        .with_suggestion("Pass the state_id of an observation made without table."));
     }
     let own = req.query.is_some() || subtree.is_some() || req.page || req.all;
     if !own {
@@ -246,7 +243,14 @@ fn like_base(
         && req.page == scope.page
         && req.all == scope.all;
     if !same {
-        return Err(unlike("another part of the window"));
+        return Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "since_state_id {} observed another part of the window than this call asks for: a diff compares like with like",
+                base.state_id
+            ),
+        )
+        .with_suggestion("Leave out query, subtree, page and all: the diff takes the earlier observation's, or observe without since_state_id."));
     }
     Ok((req.clone(), subtree))
 }

@@ -55,6 +55,23 @@ pub(crate) enum Plan {
     },
 }
 
+impl Plan {
+    /// Whether the step presses an element whose label says a window follows: a trailing
+    /// ellipsis ("Rename...", "Save As…"), the convention for a command that asks first.
+    pub(crate) fn announces_window(&self) -> bool {
+        match self {
+            Plan::Element {
+                kind: Kind::Click | Kind::DoubleClick,
+                element,
+            } => {
+                let name = element.name.trim_end();
+                name.ends_with("...") || name.ends_with('…')
+            }
+            _ => false,
+        }
+    }
+}
+
 /// What a pointer step does at its element or point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -297,5 +314,39 @@ pub(crate) async fn run(
             tokio::time::sleep(Duration::from_millis(*ms)).await;
             Ok(Via::Wait.into())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cu_core::model::element::ElementIdentity;
+    use cu_core::model::role::Role;
+    use cu_core::store::state_registry::SavedElement;
+
+    use super::{Kind, Plan};
+
+    fn press(kind: Kind, name: &str) -> Plan {
+        Plan::Element {
+            kind,
+            element: SavedElement {
+                id: "e1".into(),
+                identity: ElementIdentity("a".into()),
+                role: Role::MenuItem,
+                name: name.into(),
+                bounds: None,
+                focused: false,
+                offscreen: false,
+            },
+        }
+    }
+
+    /// A busy machine showed Thunar's "Rename..." dialog after the menu's closing was answered
+    /// `changed`: a label that announces a window has its effect waited out for that window.
+    #[test]
+    fn a_trailing_ellipsis_announces_a_window() {
+        assert!(press(Kind::Click, "Rename...").announces_window());
+        assert!(press(Kind::DoubleClick, "Save As…").announces_window());
+        assert!(!press(Kind::Click, "Rename").announces_window());
+        assert!(!press(Kind::RightClick, "Rename...").announces_window());
     }
 }

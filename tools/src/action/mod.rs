@@ -239,7 +239,7 @@ impl Service {
                 None
             };
             if let Some(events) = events.as_mut() {
-                events.before_input();
+                events.before_input(plan.announces_window());
             }
             let ran = match crate::steps::run(self, &mut sender, &state, plan).await {
                 Ok(ran) => ran,

@@ -52,6 +52,8 @@ pub(crate) struct Events {
     proven: bool,
     /// The window is a dialog, as observed or last read.
     dialog: bool,
+    /// The step pressed something whose label announces a dialog ("Rename...").
+    announced: bool,
 }
 
 impl Events {
@@ -61,9 +63,13 @@ impl Events {
         self.proven
     }
 
-    /// Forgets what came before the step's input.
-    pub(crate) fn before_input(&mut self) {
+    /// Forgets what came before the step's input. `announces_window`: the step presses
+    /// something whose label says a window follows ("Rename...", "Save As…"): its effect waits
+    /// the watch out for that window before answering `changed` (an app building the dialog on
+    /// a busy machine showed it after the menu's closing was answered).
+    pub(crate) fn before_input(&mut self, announces_window: bool) {
         self.watch.clear();
+        self.announced = announces_window;
     }
 }
 
@@ -79,6 +85,7 @@ pub(crate) async fn subscribe(
         proven: watch.proven(),
         watch,
         dialog,
+        announced: false,
     })
 }
 
@@ -129,7 +136,7 @@ pub(crate) async fn watch(
     };
     loop {
         let due = listed_at.is_none_or(|t| t.elapsed() >= POLL)
-            || heard.answer(dialog).is_some()
+            || heard.answer(dialog || events.announced).is_some()
             || started.elapsed() >= limit_of(dialog, &heard);
         if due {
             listed_at = Some(Instant::now());
@@ -169,7 +176,9 @@ pub(crate) async fn watch(
                     .is_some_and(|(before, all)| before.has_sibling(window, all));
         }
         let left = limit_of(dialog, &heard).saturating_sub(started.elapsed());
-        let answer = heard.answer(dialog);
+        // Like a dialog's, an announced window's step is answered at the end of the watch,
+        // unless the window comes first.
+        let answer = heard.answer(dialog || events.announced);
         if !settled && (answer.is_some() || left.is_zero()) {
             // The app may still be busy with the input (building a dialog whose window is
             // not listed yet: Mousepad's Save As blocks it for seconds): one round trip to
