@@ -45,27 +45,62 @@ pub(crate) async fn visible_cells(
         cell_at(atspi, obj, x + w - 3, y + h - 3)
     );
     let grid = cell_range(rows, columns, first?, last?, MAX_VISIBLE_CELLS)?;
-    let calls = (grid.first_row..=grid.last_row).flat_map(|row| {
-        (grid.first_column..=grid.last_column).map(move |column| async move {
-            atspi
-                .call::<_, (String, OwnedObjectPath)>(
-                    obj,
-                    TABLE,
-                    "GetAccessibleAt",
-                    &(row as i32, column as i32),
-                )
-                .await
-                .ok()
-                .map(|(bus, path)| ObjRef { bus, path })
-                .filter(|r| !r.is_null())
-        })
-    });
-    let cells = futures_util::future::join_all(calls)
-        .await
-        .into_iter()
-        .flatten()
+    let places: Vec<(u32, u32)> = (grid.first_row..=grid.last_row)
+        .flat_map(|row| (grid.first_column..=grid.last_column).map(move |column| (row, column)))
         .collect();
-    Some((cells, grid))
+    let mut cells = cells_at(atspi, obj, &places).await;
+    // A busy app lets some of a thousand calls time out: those cells are asked once more (a
+    // cell missing from the sheet is one a click by its name cannot find).
+    let missed: Vec<(u32, u32)> = places
+        .iter()
+        .zip(&cells)
+        .filter(|(_, cell)| matches!(cell, Err(Failed::Call)))
+        .map(|(place, _)| *place)
+        .collect();
+    if !missed.is_empty() {
+        tracing::debug!(missed = missed.len(), "table cells asked again");
+        let again = cells_at(atspi, obj, &missed).await;
+        let mut again = missed
+            .iter()
+            .zip(again)
+            .collect::<std::collections::HashMap<_, _>>();
+        for (place, cell) in places.iter().zip(cells.iter_mut()) {
+            if let Some(retried) = again.remove(place) {
+                *cell = retried;
+            }
+        }
+    }
+    Some((cells.into_iter().flatten().collect(), grid))
+}
+
+/// Why a cell was not read: its call failed (worth asking again), or there is none there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failed {
+    Call,
+    Empty,
+}
+
+/// The cells at `places` (row, column) of the table, each read by its own call, all at once.
+async fn cells_at(
+    atspi: &Atspi,
+    obj: &ObjRef,
+    places: &[(u32, u32)],
+) -> Vec<std::result::Result<ObjRef, Failed>> {
+    let calls = places.iter().map(|&(row, column)| async move {
+        let (bus, path) = atspi
+            .call::<_, (String, OwnedObjectPath)>(
+                obj,
+                TABLE,
+                "GetAccessibleAt",
+                &(row as i32, column as i32),
+            )
+            .await
+            .map_err(|_| Failed::Call)?;
+        Some(ObjRef { bus, path })
+            .filter(|r| !r.is_null())
+            .ok_or(Failed::Empty)
+    });
+    futures_util::future::join_all(calls).await
 }
 
 /// The (row, column) of the cell at screen point (x, y) of the table.
