@@ -1,7 +1,7 @@
 //! Tables read as rows: a table, grid, tree or list with columns, as one line per row with its
 //! header once (`e49 row 12: Oak chair | 49.90 | 7 | e88 button "Add"`).
 //!
-//! What is a row depends on the toolkit: the browsers and Qt give `row` elements holding cells,
+//! What is a row depends on the toolkit: the browsers give `row` elements holding cells,
 //! a tree or list gives items holding cells, and GTK 3's tree view gives its cells flat under the
 //! table (then a row is the cells that share a line on screen, or one header's worth of cells).
 //! A row whose cells are all column headers is the header. Pure: the outline hands out the ids.
