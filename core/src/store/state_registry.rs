@@ -258,8 +258,35 @@ impl StateRegistry {
                 serde_json::json!({ "path": self.dir.display().to_string(), "disk_full": true }),
             ));
         }
-        // Renaming is the claim: of two calls racing for one state, only one finds the file.
-        match std::fs::rename(&from, &to) {
+        // Creating the claim file is the claim: of calls racing for one state only one
+        // creates it (a rename alone is not: on Windows, as Wine showed, two renames through
+        // handles opened before either moved the file both succeed). The winner then marks the
+        // state used; a call that comes after finds it gone.
+        let claim = self.path(id, "claim")?;
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&claim)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::new(
+                    ErrorCode::StateAlreadyUsed,
+                    format!("state {id} was already used by an earlier action call"),
+                ))
+            }
+            Err(e) => {
+                return Err(crate::store::private::storage_error(
+                    "cannot consume",
+                    &claim,
+                    e,
+                ))
+            }
+        }
+        let renamed = std::fs::rename(&from, &to);
+        // Best effort: a claim left behind only refuses a state that is used anyway.
+        let _ = std::fs::remove_file(&claim);
+        match renamed {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(self.missing(id)?),
             Err(e) => Err(crate::store::private::storage_error(
