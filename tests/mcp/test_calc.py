@@ -50,6 +50,21 @@ def sheet(server_env, tmp_path):
         subprocess.run(["pkill", "-KILL", "-f", str(profile)], check=False)
 
 
+async def save_dialog(client):
+    """Calc's Save As dialog opened with ctrl+shift+s: (the sheet's window, the dialog's id, an
+    observation of the dialog showing its file-type list)."""
+    win = await window_titled(client, "data.ods", timeout=120)
+    await eventually(client, win["id"], lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
+    state = await observe(client, win["id"], max_elements=1)
+    err, res = await call(client, "gui_action", {"window_id": win["id"], "state_id": state["state_id"],
+                                                 "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
+    assert not err, res
+    dialog = (await window_titled(client, "Save", timeout=30))["id"]
+    await eventually(client, dialog, lambda t: re.search(r'e\d+ combo_box "ODF Spreadsheet \(', t),
+                     "the file-type list", timeout=15)
+    return win, dialog, await observe(client, dialog)
+
+
 def content_xml(path):
     with zipfile.ZipFile(path) as z:
         return z.read("content.xml").decode()
@@ -208,16 +223,7 @@ async def test_regression_gate_made_calc_visit_every_cell_behind_its_save_dialog
     (keys cannot reach it), and a document window is only walked within the walk's limits: after
     each gated key the app answers a plain request within a second."""
     async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
-        win = await window_titled(client, "data.ods", timeout=120)
-        await eventually(client, win["id"], lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
-        state = await observe(client, win["id"], max_elements=1)
-        err, res = await call(client, "gui_action", {"window_id": win["id"], "state_id": state["state_id"],
-                                                     "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
-        assert not err, res
-        dialog = (await window_titled(client, "Save", timeout=30))["id"]
-        await eventually(client, dialog, lambda t: re.search(r'e\d+ combo_box "ODF Spreadsheet \(', t),
-                         "the file-type list", timeout=15)
-        state = await observe(client, dialog)
+        win, dialog, state = await save_dialog(client)
         combo = re.search(r'(e\d+) combo_box "ODF Spreadsheet \(', state["outline"]).group(1)
         err, res = await call(client, "gui_action", {"window_id": dialog, "state_id": state["state_id"],
                                                      "actions": [{"type": "click", "element_id": combo}]})
@@ -317,16 +323,7 @@ async def test_a_save_dialogs_file_type_is_chosen_in_one_step_and_saved(server_e
     type (an xlsx is a zip with xl/workbook.xml)."""
     target = tmp_path / "saved.xlsx"
     async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=90) as client:
-        win = await window_titled(client, "data.ods", timeout=120)
-        await eventually(client, win["id"], lambda t: 'cell "B4"' in t, "the sheet's cells", timeout=30)
-        state = await observe(client, win["id"], max_elements=1)
-        err, res = await call(client, "gui_action", {"window_id": win["id"], "state_id": state["state_id"],
-                                                     "actions": [{"type": "key", "keys": "ctrl+shift+s"}]})
-        assert not err, res
-        dialog = (await window_titled(client, "Save", timeout=30))["id"]
-        outline = await eventually(client, dialog, lambda t: re.search(r'e\d+ combo_box "ODF Spreadsheet \(', t),
-                                   "the file-type list", timeout=15)
-        state = await observe(client, dialog)
+        win, dialog, state = await save_dialog(client)
         combo = re.search(r'(e\d+) combo_box "ODF Spreadsheet \(', state["outline"]).group(1)
         name = re.search(r'(e\d+) text_input ="data"', state["outline"]).group(1)
         save = re.search(r'(e\d+) button "Save"', state["outline"]).group(1)

@@ -216,6 +216,14 @@ pub fn describe(snapshot: &Snapshot, node: &Node) -> String {
     body(node, &shown_name(snapshot, node), Place::None)
 }
 
+/// [`describe`] for a control inside a table row, whose row line says once whether it is on
+/// screen: without its `offscreen` state.
+pub(crate) fn describe_in_row(snapshot: &Snapshot, node: &Node) -> String {
+    let mut shown = node.clone();
+    shown.states.remove(State::Offscreen);
+    body(&shown, &shown_name(snapshot, node), Place::None)
+}
+
 /// Replaces a query match's line break with the names of its nearest named containers
 /// (` in toolbar "Standard" › group "Files"`, outermost first; the window itself, and
 /// containers that only repeat its title, left out).

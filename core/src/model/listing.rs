@@ -22,6 +22,9 @@ pub(crate) struct Listing<'a, 'k> {
     pub(crate) ids: &'a mut Ids<'k>,
     pub(crate) out: &'a mut Outline,
     pub(crate) given: &'a mut HashMap<usize, String>,
+    /// The tree carries places: an element without one is not on screen (GTK 3's rows
+    /// scrolled out of its tree view).
+    pub(crate) has_bounds: bool,
 }
 
 /// Whether an element that is not on screen would be by scrolling: it lies in the document on
@@ -202,13 +205,8 @@ impl Listing<'_, '_> {
         let id = anchor.and_then(|a| self.id(a)).unwrap_or_default();
         let snapshot = self.snapshot;
         let text = rows::row_text(snapshot, table, row, &mut |i| self.id(i));
-        // Not on screen: marked so, or without a place where the tree has places (GTK 3's
-        // rows scrolled out of its tree view).
-        let has_bounds = snapshot
-            .nodes
-            .first()
-            .and_then(|root| root.bounds)
-            .is_some_and(|b| !b.is_empty());
+        // Not on screen: marked so, or without a place where the tree has places.
+        let has_bounds = self.has_bounds;
         let offscreen = anchor.and_then(|a| snapshot.nodes.get(a)).is_some_and(|n| {
             n.states.contains(State::Offscreen)
                 || has_bounds && n.bounds.is_none_or(|b| b.is_empty())

@@ -288,6 +288,7 @@ pub fn render(snapshot: &Snapshot, options: &OutlineOptions) -> Outline {
             ids: &mut ids,
             out: &mut out,
             given: &mut given,
+            has_bounds: view.has_bounds,
         };
         match &options.table {
             Some(ask) => listing.table(ask),

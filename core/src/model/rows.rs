@@ -350,10 +350,11 @@ fn cell_text(
         if !text.is_empty() {
             text.push(' ');
         }
-        // The row line says once whether it is on screen.
-        let line = crate::model::line::describe(snapshot, c);
-        let line = line.strip_suffix(" offscreen").unwrap_or(&line);
-        let _ = write!(text, "{id} {line}");
+        let _ = write!(
+            text,
+            "{id} {}",
+            crate::model::line::describe_in_row(snapshot, c)
+        );
     }
     text
 }
