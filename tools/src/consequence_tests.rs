@@ -268,3 +268,47 @@ fn regression_a_focus_search_cut_short_is_unknown_not_nothing() {
         assert!(lab.usable(&state));
     });
 }
+
+/// A sheet whose first cell has focus, and a form whose field has focus: both take typed text.
+const SHEET: &str = r#"app: sheet
+title: Sheet
+---
+window "Sheet" @0,0 400x200
+  table "Sheet1" @0,0 400x200
+    cell "A1" @0,0 100x20 [editable, focused, focusable]
+    cell "B1" @100,0 100x20 [editable, focusable]
+"#;
+
+const FORM: &str = r#"app: form
+title: Form
+---
+window "Form" @0,0 400x200
+  text_input "Name" @0,0 200x20 [editable, focused, focusable]
+  text_input "Qty" @0,30 200x20 [editable, focusable]
+"#;
+
+/// Issue 40: typing a table into Calc read focus again before every Tab and Return, waiting
+/// 25-40 ms each time for the app to handle the letters before it; an editable cell keeps
+/// what is typed after its letters (its editor commits and moves as the cell does), so the Tab
+/// after them is judged by the cell. A field still has focus read again before its Tab.
+#[test]
+fn regression_typing_into_a_sheet_read_focus_again_before_every_tab() {
+    fn reads_to_type(fixture: &str) -> usize {
+        let lab = lab(fixture);
+        block_on(async {
+            let (state, _) = lab.observe(None).await;
+            let before = lab.backend.focus_reads();
+            let done = lab
+                .act(
+                    &state,
+                    vec![step(json!({ "type": "type", "text": "Ax\t" }))],
+                    false,
+                )
+                .await;
+            assert!(done.is_ok(), "{done:?}");
+            lab.backend.focus_reads() - before
+        })
+    }
+    let (sheet, form) = (reads_to_type(SHEET), reads_to_type(FORM));
+    assert_eq!(sheet + 1, form, "sheet {sheet} reads, form {form}");
+}

@@ -336,6 +336,7 @@ impl Backend for Scripted {
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
         let mut w = self.world();
+        w.focus_reads += 1;
         w.fail(Call::Focused)?;
         let win = w.window(window)?;
         // As AT-SPI answers it: a focused menu item comes with the menu that holds it.

@@ -156,6 +156,11 @@ impl Scripted {
         self.world().snapshots.len()
     }
 
+    /// How many times the focused element was asked for (`Backend::focused`).
+    pub fn focus_reads(&self) -> usize {
+        self.world().focus_reads
+    }
+
     /// How many of the snapshots taken allowed a kept walk (`SnapshotOptions::reuse`).
     pub fn reusable_snapshots(&self) -> usize {
         self.world().snapshots.iter().filter(|r| **r).count()

@@ -37,6 +37,8 @@ pub(crate) struct World {
     pub(crate) ended: std::collections::HashSet<u32>,
     /// Snapshots taken: whether each allowed a kept walk (`SnapshotOptions::reuse`).
     pub(crate) snapshots: Vec<bool>,
+    /// How many times the focused element was asked for.
+    pub(crate) focus_reads: usize,
     /// Watches tell changes apart ([`crate::Scripted::with_typed_events`]).
     pub(crate) typed_events: bool,
     /// Semantic actions an element (by name) accepts and then ignores ([`crate::Ignored`]).

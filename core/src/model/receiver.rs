@@ -168,6 +168,18 @@ impl Probe {
         })
     }
 
+    /// Typed characters leave the keys with the receiver: an editable cell of a sheet is
+    /// edited in place (Calc moves focus into the cell's own editor, which commits and moves on
+    /// a Tab or Return as the cell does), so a Tab or Return after them is judged by the cell
+    /// without reading focus again. A read-only cell is not one: typing there opens a message.
+    pub fn keeps_typed_focus(&self) -> bool {
+        self.receiver().is_some_and(|n| {
+            n.role == Role::Cell
+                && n.states.contains(State::Editable)
+                && !n.states.contains(State::ReadOnly)
+        })
+    }
+
     /// The receiver takes line breaks as text (a text area, an editable document, a terminal).
     pub fn takes_line_breaks(&self) -> bool {
         self.takes_text()
@@ -290,6 +302,14 @@ mod tests {
         assert!(bare.labels().is_empty() && bare.acts_unlabeled());
         assert!(!probe_of("group\n").acts_unlabeled(), "a pane does not act");
         assert!(probe_of("link\n").acts_unlabeled());
+    }
+
+    #[test]
+    fn only_an_editable_cell_keeps_what_is_typed_after_its_letters() {
+        assert!(probe_of("cell \"A1\" [editable, focused]\n").keeps_typed_focus());
+        assert!(!probe_of("cell \"A1\" [editable, read_only]\n").keeps_typed_focus());
+        assert!(!probe_of("cell \"A1\"\n").keeps_typed_focus());
+        assert!(!probe_of("text_input \"Name\" [editable]\n").keeps_typed_focus());
     }
 
     #[test]

@@ -287,10 +287,12 @@ impl<'s> Sender<'s> {
         self.send(event).await?;
         if reach.may_move_focus() && !stays {
             self.moved(before, tab);
-        } else {
+        } else if !(reach == Reach::Chars && self.focus_keeps_typing()) {
             // Text can move focus too, without the app showing a move to wait for: a letter
             // typed on LibreOffice Calc's sheet focuses the paragraph of the cell it starts
-            // editing. The next activating piece reads focus afresh.
+            // editing. The next activating piece reads focus afresh, unless the receiver keeps
+            // what follows (an editable cell: its editor commits and moves as the cell does;
+            // the read waited 25-40 ms for Calc to handle the letters, every cell).
             self.focus = None;
         }
         Ok(())
@@ -478,6 +480,12 @@ impl<'s> Sender<'s> {
                 .with_suggestion("Observe the window again with gui_state.")
             })?;
         Ok(Probe::from_subtree(&subtree))
+    }
+
+    /// Whether the current focus keeps the keys typed after characters (see
+    /// [`Probe::keeps_typed_focus`]).
+    fn focus_keeps_typing(&self) -> bool {
+        matches!(&self.focus, Some(Ok(focus)) if focus.keeps_typed_focus())
     }
 
     /// Whether the current focus takes `reach` as text (so no focus move is waited for).

@@ -1,5 +1,5 @@
 //! One window looked up live (its entry with fresh geometry, its app proven to answer, a window
-//! found gone forgotten), and its misplaced content pane (LibreOffice) found, remembered and
+//! found gone forgotten; for what goes through the X server, its X window alone), and its misplaced content pane (LibreOffice) found, remembered and
 //! checked again (`misplaced.rs` says what is wrong with it).
 
 use std::sync::Arc;
@@ -108,13 +108,25 @@ impl Connected {
         what: &str,
     ) -> Result<(Arc<X11>, WindowEntry, u32)> {
         let x = self.x11()?;
-        let entry = self.live_entry(id).await?;
+        let mut entry = self.entry(id).await?;
         let xid = entry.xid.ok_or_else(|| {
             Error::new(
                 ErrorCode::ActionNotSupported,
                 format!("this window has no X11 window to {what}"),
             )
         })?;
+        // Only the X server is asked: input, capture and window changes go through it, and an
+        // app still handling the last key answers the accessibility bus only once done (25-40
+        // ms a Tab in Calc), which every typed piece waited for.
+        let described = {
+            let x = x.clone();
+            blocking(move || x.describe(xid)).await
+        };
+        let xw = described.map_err(|_| {
+            self.forget(id);
+            Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
+        })?;
+        entry.described(xw);
         Ok((x, entry, xid))
     }
     pub(super) fn forget(&self, id: &WindowId) {
