@@ -4,8 +4,9 @@
 //! read back. A label no option has is refused before anything is sent, naming the options
 //! (unless the combo box takes typed text too).
 
-use cu_core::model::backend::SemanticAction;
+use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::node::State;
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
 use cu_core::{Error, ErrorCode, Result};
@@ -19,6 +20,8 @@ use crate::service::Service;
 pub(crate) struct Choice {
     pub(crate) identity: ElementIdentity,
     pub(crate) label: String,
+    /// Where it is drawn; `None` while its popup is closed.
+    pub(crate) bounds: Option<cu_core::model::geometry::Rect>,
 }
 
 /// Roles a drop-down's options have.
@@ -72,6 +75,9 @@ async fn options_of(
         .map(|n| Choice {
             identity: n.identity.clone(),
             label: n.name.trim().to_owned(),
+            bounds: n
+                .bounds
+                .filter(|b| !b.is_empty() && !n.states.contains(State::Offscreen)),
         })
         .collect();
     let editable = snapshot.nodes.iter().any(|n| n.role.is_editable_text());
@@ -116,19 +122,75 @@ pub(crate) async fn choose(
         .perform(&choice.identity, &SemanticAction::Choose)
         .await;
     match pressed {
-        Ok(()) => {}
-        // Nothing the option offers: the caller enters the value another way.
-        Err(e) if e.code == ErrorCode::ActionNotSupported => return Ok(None),
+        Ok(()) => {
+            if let Ok(read) =
+                crate::readback::reads_back(service, state, element, &choice.label).await
+            {
+                return Ok(Some(Ran {
+                    value: read,
+                    ..Ran::from(Via::Semantic)
+                }));
+            }
+        }
+        // Nothing the option offers (Qt's items only select themselves in the closed list).
+        Err(e) if e.code == ErrorCode::ActionNotSupported => {}
         Err(e) => return Err(e),
     }
-    match crate::readback::reads_back(service, state, element, &choice.label).await {
+    // Pressed but not taken: chosen as a person does, in the open popup.
+    from_popup(service, sender, state, element, &choice.label).await
+}
+
+/// Opens the drop-down with a click, waits for the option `label` to show in its popup, clicks
+/// it (the gate judges the option under the pointer: the popup is the receiver) and reads the
+/// choice back. `Ok(None)` when the option did not show (the caller enters it another way).
+async fn from_popup(
+    service: &Service,
+    sender: &mut Sender<'_>,
+    state: &SavedState,
+    element: &SavedElement,
+    label: &str,
+) -> Result<Option<Ran>> {
+    let Some(face) = element.bounds else {
+        return Ok(None);
+    };
+    service.check_geometry(&state.window, state).await?;
+    sender.pointer(&click(face.center())).await?;
+    let deadline = std::time::Instant::now() + POPUP_OPENS;
+    let option = loop {
+        let (options, _) = options_of(service, state, element).await;
+        let shown = options
+            .into_iter()
+            .filter(|c| c.bounds.is_some())
+            .collect::<Vec<_>>();
+        if let Ok(found) = pick(&shown, label) {
+            break Some(found.clone());
+        }
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let Some(at) = option.and_then(|o| o.bounds).map(|b| b.center()) else {
+        return Ok(None);
+    };
+    sender.pointer(&click(at)).await?;
+    match crate::readback::reads_back(service, state, element, label).await {
         Ok(read) => Ok(Some(Ran {
             value: read,
-            ..Ran::from(Via::Semantic)
+            ..Ran::from(Via::Coordinates)
         })),
-        // Pressed but not taken (an option whose action does nothing while the popup is
-        // closed): the caller enters it the way a person would.
         Err(_) => Ok(None),
+    }
+}
+
+/// How long a drop-down's popup is given to show its options after the click that opens it.
+const POPUP_OPENS: std::time::Duration = std::time::Duration::from_millis(1500);
+
+fn click(at: cu_core::model::geometry::Point) -> InputEvent {
+    InputEvent::Click {
+        at,
+        button: MouseButton::Left,
+        count: 1,
     }
 }
 
@@ -143,6 +205,7 @@ mod tests {
             .map(|(i, l)| Choice {
                 identity: ElementIdentity(format!("o{i}")),
                 label: (*l).into(),
+                bounds: None,
             })
             .collect()
     }

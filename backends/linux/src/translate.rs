@@ -700,6 +700,10 @@ pub struct Toolkit {
     /// page, rows scrolled out of view). GTK 4.8 sets `SHOWING` on the window only, so there its
     /// absence says nothing.
     pub reports_showing: bool,
+    /// A combo box is named by its current choice, its own value (Qt: `currentText`); its
+    /// closed list's selection is the popup view's, which an option's `Toggle` moves without
+    /// changing the choice.
+    pub combo_named_by_choice: bool,
 }
 
 impl Toolkit {
@@ -715,6 +719,7 @@ impl Toolkit {
             bulk_items: !qt && !name.is_empty(),
             peer_to_peer: !qt && !gtk4 && !name.is_empty(),
             reports_showing: !gtk4,
+            combo_named_by_choice: qt,
         }
     }
 }
@@ -737,5 +742,6 @@ mod toolkit_tests {
             "unknown toolkits get single Gets"
         );
         assert!(Toolkit::from_name_and_version("Gecko", "153.8").get_all_is_safe);
+        assert!(qt.combo_named_by_choice && !gtk3.combo_named_by_choice);
     }
 }

@@ -20,12 +20,12 @@ use crate::model::node::{Node, State};
 use crate::model::role::Role;
 
 /// Marks offscreen every element under an empty menu bar or toolbar, under an offscreen menu or
-/// document, and every element outside the window (the root's rectangle). `nodes` is in
-/// pre-order.
-pub(crate) fn mark_undrawn(nodes: &mut [Node]) {
-    let window = nodes
-        .first()
-        .and_then(|root| root.bounds)
+/// document, and every element outside the window (`window`, window-relative, where known; else
+/// the root's rectangle: a whole window's on Wayland). `nodes` is in pre-order: a subtree's too,
+/// whose root is not the window (a combo box's open list lies below the combo box).
+pub(crate) fn mark_undrawn(nodes: &mut [Node], window: Option<Rect>) {
+    let window = window
+        .or_else(|| nodes.first().and_then(|root| root.bounds))
         .filter(|b| !b.is_empty())
         .map(|b| Rect::new(0, 0, b.width, b.height));
     // Whether each node hides what it holds.
@@ -82,7 +82,7 @@ mod tests {
             node(Role::Group, "", Some(0), Rect::new(0, 30, 1920, 0)),
             node(Role::Button, "floated", Some(6), Rect::new(0, 30, 50, 20)),
         ];
-        mark_undrawn(&mut nodes);
+        mark_undrawn(&mut nodes, None);
         let offscreen: Vec<usize> = (0..nodes.len())
             .filter(|&i| nodes[i].states.contains(State::Offscreen))
             .collect();
@@ -125,7 +125,7 @@ mod tests {
             ),
         ];
         nodes[3].states.insert(State::Offscreen);
-        mark_undrawn(&mut nodes);
+        mark_undrawn(&mut nodes, None);
         assert_eq!(
             offscreen(&nodes),
             vec![3, 4, 5],
@@ -164,7 +164,47 @@ mod tests {
             node(Role::Paragraph, "=A1", Some(4), Rect::new(0, 100, 800, 20)),
         ];
         nodes[4].states.insert(State::Offscreen);
-        mark_undrawn(&mut nodes);
+        mark_undrawn(&mut nodes, None);
         assert_eq!(offscreen(&nodes), vec![1, 2, 4]);
+    }
+}
+
+#[cfg(test)]
+mod subtree_tests {
+    use super::*;
+    use crate::model::element::ElementIdentity;
+
+    fn node(role: Role, parent: Option<u32>, bounds: Rect) -> Node {
+        let mut n = Node::new(role, ElementIdentity(format!("{role:?}")));
+        n.parent = parent;
+        n.bounds = Some(bounds);
+        n
+    }
+
+    /// A snapshot of a Qt combo box's subtree marked its open list's items offscreen: they lie
+    /// outside the combo box, which was taken for the window.
+    #[test]
+    fn regression_a_subtrees_root_was_taken_for_the_window() {
+        let subtree = || {
+            vec![
+                node(Role::ComboBox, None, Rect::new(118, 431, 65, 23)),
+                node(Role::List, Some(0), Rect::new(119, 432, 63, 92)),
+                node(Role::ListItem, Some(1), Rect::new(119, 501, 63, 23)),
+                node(Role::ListItem, Some(1), Rect::new(119, 900, 63, 23)),
+            ]
+        };
+        let mut nodes = subtree();
+        mark_undrawn(&mut nodes, Some(Rect::new(130, 20, 441, 530)));
+        let off: Vec<bool> = nodes
+            .iter()
+            .map(|n| n.states.contains(State::Offscreen))
+            .collect();
+        assert_eq!(off, vec![false, false, false, true]);
+        let mut unknown = subtree();
+        mark_undrawn(&mut unknown, None);
+        assert!(
+            unknown[2].states.contains(State::Offscreen),
+            "the root's rectangle, as before"
+        );
     }
 }

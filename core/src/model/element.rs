@@ -125,7 +125,7 @@ impl Snapshot {
     /// A snapshot of `window` on `desktop` from a walk's result (the nodes in pre-order, and
     /// why it stopped early if it did), timed from `started`. Elements the toolkit reports but
     /// does not draw are marked [`State::Offscreen`] here, a combo box without a value takes
-    /// its chosen item's name, and text takes its children's text where it marks them (U+FFFC),
+    /// its chosen item's name, an item's bounds are cut to its list's, and text takes its children's text where it marks them (U+FFFC),
     /// for every backend alike.
     pub fn new(
         window: WindowInfo,
@@ -136,7 +136,8 @@ impl Snapshot {
         crate::model::runs::merge_text_runs(&mut nodes);
         crate::model::runs::merge_inline_runs(&mut nodes);
         crate::model::chosen::fill_combo_values(&mut nodes);
-        crate::model::drawn::mark_undrawn(&mut nodes);
+        crate::model::clipped::clip_items(&mut nodes);
+        crate::model::drawn::mark_undrawn(&mut nodes, window.bounds);
         Snapshot {
             window,
             desktop,

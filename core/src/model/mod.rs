@@ -10,6 +10,7 @@
 pub mod backend;
 pub mod changes;
 mod chosen;
+mod clipped;
 pub mod confusables;
 mod drawn;
 pub mod element;

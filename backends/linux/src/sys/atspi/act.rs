@@ -7,12 +7,16 @@ use cu_core::{Error, ErrorCode, Result};
 use super::{Atspi, ObjRef, ACCESSIBLE, ACTION, COMPONENT, EDITABLE_TEXT, SELECTION, TEXT, VALUE};
 use crate::translate::{self, atspi_role, atspi_state};
 
+/// How long an action's call is waited for before it counts as taken and still running.
+const ACTION_ANSWERS: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// AT-SPI scroll type "anywhere".
 const SCROLL_ANYWHERE: u32 = 6;
 
 pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction) -> Result<()> {
     match action {
         SemanticAction::Invoke => {
+            not_only_selecting(atspi, obj).await?;
             do_named_action(atspi, obj, translate::invoke_rank, "press or activate").await
         }
         SemanticAction::Toggle => {
@@ -75,6 +79,7 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
         SemanticAction::Select => select(atspi, obj).await,
         // GTK 3 sets its combo box from the item's own "click", the menu left closed.
         SemanticAction::Choose => {
+            not_only_selecting(atspi, obj).await?;
             match do_named_action(atspi, obj, translate::invoke_rank, "choose").await {
                 Err(e) if e.code == ErrorCode::ActionNotSupported => select(atspi, obj).await,
                 done => done,
@@ -85,6 +90,24 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
             format!("{action:?} is not supported on Linux yet"),
         )),
     }
+}
+
+/// `ACTION_NOT_SUPPORTED` (nothing sent) for a list item whose one action is Qt's `Toggle`: it
+/// selects the item in its view and nothing more (in a combo box's open list the choice stays
+/// as it was), where a click chooses it.
+async fn not_only_selecting(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
+    let (role, actions) = futures_util::join!(atspi.role(obj), atspi.action_names(obj));
+    let only_selects = role.is_ok_and(|r| r == atspi_role::LIST_ITEM)
+        && actions
+            .is_ok_and(|a| a.len() == 1 && a.iter().all(|n| n.eq_ignore_ascii_case("toggle")));
+    if only_selects {
+        return Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            "the item's one action only selects it in its list (Qt's Toggle); a click chooses it",
+        )
+        .before_sending());
+    }
+    Ok(())
 }
 
 async fn do_named_action(
@@ -117,9 +140,18 @@ async fn do_named_action(
         )
         .with_suggestion("Use a coordinate click at the element's centre, or another element."));
     };
-    let ok: bool = atspi
-        .call(obj, ACTION, "DoAction", &(index as i32,))
-        .await?;
+    let asked = (index as i32,);
+    let call = atspi.call::<_, bool>(obj, ACTION, "DoAction", &asked);
+    let ok = match tokio::time::timeout(ACTION_ANSWERS, call).await {
+        Ok(answer) => answer?,
+        // Qt runs a dialog the action opens in a loop of its own inside the handler, and
+        // answers only once the dialog closes: the action was taken, and what it did is for
+        // the effect to see (a timeout here answered "try again", which opened it twice).
+        Err(_) => {
+            tracing::debug!(action = %actions[index], "the action is still running in the app");
+            return Ok(());
+        }
+    };
     ok.then_some(()).ok_or_else(|| {
         Error::new(
             ErrorCode::ActionFailed,

@@ -68,6 +68,9 @@ pub(crate) struct Walked {
     /// The object paths of its elements: an event from one of them, or from below one, is the
     /// window's (LibreOffice's parent chains stop short of the frame).
     pub(crate) paths: std::collections::HashSet<String>,
+    /// The lists its combo boxes hold: drawn in a popup window of their own when open (Qt),
+    /// where a press lands on them rather than on the window under them.
+    pub(crate) popups: Vec<ObjRef>,
 }
 
 struct Fetched {
@@ -554,6 +557,9 @@ async fn fetch_inner(
         (Some(t), _, _) if t != node.name => Some(t),
         (_, Some(v), _) => Some(format_number(v)),
         (_, _, Some(chosen)) => Some(chosen),
+        _ if role == Role::ComboBox && placement.toolkit.combo_named_by_choice => {
+            Some(node.name.clone()).filter(|n| !n.trim().is_empty())
+        }
         _ => None,
     };
     Ok(Fetched {

@@ -27,6 +27,7 @@ mod kept;
 mod list;
 mod misplaced;
 mod observe;
+mod popup_hit;
 mod state;
 #[cfg(feature = "portal")]
 mod wayland;
@@ -287,7 +288,18 @@ impl Backend for LinuxBackend {
             let root = Connected::to_root(&entry, at)?;
             if let (InputPath::X11(x), Some(xid)) = (&c.input, entry.xid) {
                 let x = x.clone();
-                if !blocking(move || x.reaches(xid, root)).await? {
+                let reached = {
+                    let x = x.clone();
+                    blocking(move || x.reaches(xid, root)).await?
+                };
+                if !reached {
+                    // A popup of the app drawn there (a combo box's open list) is what a press
+                    // lands on: hit inside it.
+                    if blocking(move || x.popup_at(xid, root)).await? {
+                        if let Some(probe) = c.popup_hit(window, &entry, at, root).await {
+                            return Ok(probe);
+                        }
+                    }
                     // What is drawn there belongs to another top-level (an open popup menu): the
                     // frame's tree cannot say what it is.
                     return Err(Error::new(

@@ -114,6 +114,7 @@ impl Connected {
                     .filter_map(|n| n.identity.0.split_once('|'))
                     .map(|(_, path)| path.to_owned())
                     .collect(),
+                popups: combo_lists(&nodes),
             };
             c.windows.set_walked(window, walked);
             // What has focus, as a candidate for the gate's next focus probe (read live then).
@@ -189,4 +190,19 @@ fn window_alone(
         .bounds
         .map(|b| Rect::new(0, 0, b.width, b.height));
     Snapshot::new(entry.info, desktop.clone(), (vec![root], unread), started)
+}
+
+/// The lists and menus whose parent is a combo box: a drop-down's popup, open or not.
+fn combo_lists(nodes: &[cu_core::model::element::Node]) -> Vec<ObjRef> {
+    use cu_core::model::role::Role;
+    nodes
+        .iter()
+        .filter(|n| matches!(n.role, Role::List | Role::Menu))
+        .filter(|n| {
+            n.parent
+                .and_then(|p| nodes.get(p as usize))
+                .is_some_and(|p| p.role == Role::ComboBox)
+        })
+        .filter_map(|n| ObjRef::from_identity(&n.identity).ok())
+        .collect()
 }

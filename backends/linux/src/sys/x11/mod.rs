@@ -451,6 +451,28 @@ impl X11 {
         Ok(None)
     }
 
+    /// Whether what is drawn at the root point `at` is a popup of `id`'s application: a viewable
+    /// override-redirect top-level of the same X client (a combo box's open list, a menu).
+    pub(crate) fn popup_at(&self, id: Window, at: Point) -> Result<bool> {
+        let mask = self.conn.setup().resource_id_mask;
+        let hit = self
+            .conn
+            .translate_coordinates(self.root, self.root, at.x as i16, at.y as i16)
+            .map_err(|e| x_err("translate_coordinates", e))?
+            .reply()
+            .map_err(|e| x_err("translate_coordinates", e))?;
+        if hit.child == 0 || hit.child & !mask != id & !mask {
+            return Ok(false);
+        }
+        let attributes = self
+            .conn
+            .get_window_attributes(hit.child)
+            .map_err(|e| x_err("get_window_attributes", e))?
+            .reply()
+            .map_err(|e| x_err("get_window_attributes", e))?;
+        Ok(attributes.map_state == MapState::VIEWABLE && attributes.override_redirect)
+    }
+
     /// Whether a press at the root point `at` reaches `id`'s own top-level: false when another
     /// top-level is stacked over it there (a popup menu, which is an override-redirect window
     /// of its own, a dialog, another application's window).
