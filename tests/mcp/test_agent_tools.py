@@ -247,3 +247,30 @@ async def test_set_of_marks_draws_on_the_screenshot_only_when_asked(connect, app
         assert marked != plain and len(marked) > len(plain), (len(marked), len(plain))
         err, res = await call(client, "gui_state", {"window_id": w["id"], "marks": True})
         assert err and res["error"]["code"] == "INVALID_ARGUMENT", res
+
+
+async def test_a_page_that_swapped_its_content_is_one_line_of_the_diff(connect, apps):
+    """gtk3-widget-factory's page switcher replaces the window's content: the diff says so in
+    one line naming what went and what came (it listed ~100 elements, ~870 tokens)."""
+    pid = apps.launch("gtk3")
+    async with connect() as client:
+        w = await window_of(client, pid)
+        state = await observe(client, w["id"])
+        page1, _ = element(state["outline"], "radio_button", "Page 1")
+        page2, _ = element(state["outline"], "radio_button", "Page 2")
+        if '"Page 2" checked' in state["outline"]:
+            page2 = page1
+        err, res = await call(client, "gui_action", {"window_id": w["id"], "state_id": state["state_id"],
+                                                     "actions": [{"type": "click", "element_id": page2}]})
+        assert not err, res
+        deadline = time.time() + 10
+        while True:
+            later = await observe(client, w["id"], since_state_id=state["state_id"])
+            swapped = [l for l in later["outline"].splitlines() if " swapped: " in l]
+            if swapped or time.time() > deadline:
+                break
+        assert len(swapped) == 1 and " → " in swapped[0], later["outline"]
+        assert not any(l.startswith(("+ ", "- ")) for l in later["outline"].splitlines()), later["outline"]
+        # The counts still say how much changed.
+        assert later["changes"]["added"] >= 4 and later["changes"]["removed"] >= 4, later["changes"]
+        assert len(later["outline"]) < 1200, len(later["outline"])

@@ -393,6 +393,13 @@ pub(crate) fn record(
     let started = std::time::Instant::now();
     let outline = outline::render(snapshot, &outline_options);
     let mut lines = Vec::with_capacity(outline.ids.len());
+    let listed: std::collections::HashMap<usize, String> = outline
+        .ids
+        .iter()
+        .filter_map(|(_, index)| {
+            Some((*index, outline::key(snapshot, snapshot.nodes.get(*index)?)))
+        })
+        .collect();
     let elements: Vec<SavedElement> = outline
         .ids
         .iter()
@@ -404,6 +411,7 @@ pub(crate) fn record(
                 id: id.clone(),
                 identity: n.identity.clone(),
                 key: (key != n.identity.0).then_some(key),
+                parent: listed_parent(snapshot, *index, &listed),
                 body: body.clone(),
             });
             Some(SavedElement {
@@ -478,6 +486,23 @@ pub(crate) struct Recorded {
     pub(crate) marks: Vec<(String, cu_core::model::geometry::Rect)>,
 }
 
+/// The key of the nearest ancestor of `snapshot.nodes[index]` that the outline listed.
+fn listed_parent(
+    snapshot: &cu_core::model::element::Snapshot,
+    index: usize,
+    listed: &std::collections::HashMap<usize, String>,
+) -> Option<String> {
+    let mut at = snapshot.nodes.get(index)?.parent;
+    for _ in 0..snapshot.nodes.len() {
+        let p = at? as usize;
+        if let Some(key) = listed.get(&p) {
+            return Some(key.clone());
+        }
+        at = snapshot.nodes.get(p)?.parent;
+    }
+    None
+}
+
 /// How many outline lines changed between two observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ChangeCount {
@@ -494,9 +519,10 @@ pub struct ChangeCount {
 impl ChangeCount {
     pub(crate) fn of(changes: &Changes) -> ChangeCount {
         ChangeCount {
-            added: changes.added.len(),
+            added: changes.added.len() + changes.swapped.iter().map(|s| s.added).sum::<usize>(),
             changed: changes.changed.len(),
-            removed: changes.removed.len(),
+            removed: changes.removed.len()
+                + changes.swapped.iter().map(|s| s.removed).sum::<usize>(),
             unchanged: changes.unchanged,
         }
     }

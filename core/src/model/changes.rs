@@ -3,7 +3,8 @@
 //! An observation's [`View`] is its outline as `(id, identity, body)` lines; the body is the line
 //! after the id (`button "Save" @40,12 focused`). Two views are compared by element identity:
 //! an element only in the new one was added, one only in the old one removed, one in both with a
-//! different body changed. Ids stay stable because the new outline was rendered with the old
+//! different body changed; a container whose content was replaced is one line
+//! ([`crate::model::swapped`]). Ids stay stable because the new outline was rendered with the old
 //! view's ids kept ([`crate::model::outline::OutlineOptions::keep_ids`]), so `e7` means the same
 //! element before and after.
 
@@ -26,6 +27,9 @@ pub struct ViewLine {
     /// name: [`crate::model::outline::key`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// The key of the nearest listed element that holds it (`None`: at the top).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
     /// Its outline line after the id.
     pub body: String,
 }
@@ -95,6 +99,9 @@ pub struct Changes {
     pub removed: Vec<String>,
     /// `(line now, body before)` of elements whose line changed.
     pub changed: Vec<(String, String)>,
+    /// Containers whose content was replaced, told as one line each (their lines are in
+    /// neither `added` nor `removed`).
+    pub swapped: Vec<crate::model::swapped::Swap>,
     /// Elements whose line is the same.
     pub unchanged: usize,
 }
@@ -102,7 +109,10 @@ pub struct Changes {
 impl Changes {
     /// Nothing was added, removed or changed.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.swapped.is_empty()
     }
 
     /// The changes as outline lines: `+ e31 …` added, `- e7 …` removed, `~ e3 … (was …)`
@@ -114,6 +124,9 @@ impl Changes {
         }
         for (line, was) in &self.changed {
             let _ = writeln!(text, "~ {line} (was {was})");
+        }
+        for swap in &self.swapped {
+            let _ = writeln!(text, "{}", swap.render());
         }
         for line in &self.removed {
             let _ = writeln!(text, "- {line}");
@@ -127,9 +140,14 @@ impl Changes {
 pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
     let before: HashMap<&str, &ViewLine> = old.iter().map(|l| (l.key(), l)).collect();
     let now: std::collections::HashSet<&str> = new.iter().map(ViewLine::key).collect();
-    let mut changes = Changes::default();
+    let (swapped, told) = crate::model::swapped::swaps(old, new);
+    let mut changes = Changes {
+        swapped,
+        ..Changes::default()
+    };
     for line in new {
         match before.get(line.key()) {
+            None if told.contains(line.key()) => {}
             None => changes.added.push(format!("{} {}", line.id, line.body)),
             Some(was) if was.body != line.body => changes
                 .changed
@@ -139,7 +157,7 @@ pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
     }
     changes.removed = old
         .iter()
-        .filter(|l| !now.contains(l.key()))
+        .filter(|l| !now.contains(l.key()) && !told.contains(l.key()))
         .map(|l| format!("{} {}", l.id, l.body))
         .collect();
     changes
@@ -154,6 +172,7 @@ mod tests {
             id: id.into(),
             identity: ElementIdentity(identity.into()),
             key: None,
+            parent: None,
             body: body.into(),
         }
     }

@@ -24,6 +24,7 @@ pub mod receiver;
 pub mod role;
 mod rows;
 mod runs;
+pub mod swapped;
 pub mod text;
 pub mod walk;
 pub mod window;

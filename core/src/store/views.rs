@@ -115,6 +115,7 @@ mod tests {
                 id: "e1".into(),
                 identity: ElementIdentity("a".into()),
                 key: None,
+                parent: None,
                 body: "button \"Go\"".into(),
             }],
         }
