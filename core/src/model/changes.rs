@@ -11,84 +11,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
-
-use crate::model::element::{DesktopInstance, ElementIdentity};
-use crate::model::window::WindowId;
-
-/// One listed element of an observation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ViewLine {
-    /// Its short id (`e7`).
-    pub id: String,
-    /// What the backend resolves again.
-    pub identity: ElementIdentity,
-    /// What two views are compared by when it is not the identity (a sheet's cell by its
-    /// name: [`crate::model::outline::key`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-    /// The key of the nearest listed element that holds it (`None`: at the top).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    /// Its outline line after the id.
-    pub body: String,
-}
-
-/// An observation's outline, kept so a later one can say what changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct View {
-    /// The observation's `state_id`.
-    pub state_id: String,
-    /// The observed window.
-    pub window: WindowId,
-    /// The desktop instance that observed it.
-    pub desktop: DesktopInstance,
-    /// Creation time, milliseconds since the Unix epoch.
-    pub created_ms: u64,
-    /// Every listed element, in outline order.
-    pub lines: Vec<ViewLine>,
-    /// What part of the window it covered: a later diff against it covers the same.
-    #[serde(default)]
-    pub scope: Scope,
-}
-
-/// What part of a window an observation listed, so a diff compares like with like (a diff
-/// against a query's answer is a diff of that query).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scope {
-    /// Only the elements matching this query.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query: Option<String>,
-    /// Only this element and what it holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subtree: Option<ElementIdentity>,
-    /// Only the web page on screen.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub page: bool,
-    /// Every element, not only interactive and text ones.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub all: bool,
-    /// Rows of one table (not a base for a diff).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub table: bool,
-}
-
-impl View {
-    /// The ids to keep when the same window is observed again.
-    pub fn keep_ids(&self) -> HashMap<String, String> {
-        self.lines
-            .iter()
-            .map(|l| (l.key().to_owned(), l.id.clone()))
-            .collect()
-    }
-}
-
-impl ViewLine {
-    /// What this line is compared by across observations.
-    pub fn key(&self) -> &str {
-        self.key.as_deref().unwrap_or(&self.identity.0)
-    }
-}
+pub use crate::model::view::{Scope, View, ViewLine};
 
 /// The difference of two views.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -166,6 +89,7 @@ pub fn diff(old: &[ViewLine], new: &[ViewLine]) -> Changes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::element::ElementIdentity;
 
     fn line(id: &str, identity: &str, body: &str) -> ViewLine {
         ViewLine {
@@ -213,5 +137,113 @@ mod tests {
         assert!(changes.is_empty());
         assert_eq!(changes.unchanged, 1);
         assert_eq!(changes.render(), "");
+    }
+}
+
+/// A swapped panel told in one line, through `diff` ([`crate::model::swapped`]).
+#[cfg(test)]
+mod swap_tests {
+    use super::*;
+    use crate::model::element::ElementIdentity;
+
+    fn line(id: &str, key: &str, parent: Option<&str>, body: &str) -> ViewLine {
+        ViewLine {
+            id: id.into(),
+            identity: ElementIdentity(key.into()),
+            key: None,
+            parent: parent.map(str::to_owned),
+            body: body.into(),
+        }
+    }
+
+    fn panel(prefix: &str, name: &str, n: usize) -> Vec<ViewLine> {
+        let mut lines = vec![line(
+            &format!("e{prefix}0"),
+            prefix,
+            Some("side"),
+            &format!("group \"{name}\""),
+        )];
+        for i in 1..n {
+            lines.push(line(
+                &format!("e{prefix}{i}"),
+                &format!("{prefix}{i}"),
+                Some(prefix),
+                &format!("button \"{name} {i}\""),
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn a_sidebar_that_swapped_its_panels_is_one_line() {
+        let head = || {
+            vec![
+                line("e1", "win", None, "window \"Impress\""),
+                line("e2", "side", Some("win"), "panel \"Sidebar\""),
+                line("e3", "bold", Some("win"), "toggle_button \"Bold\""),
+            ]
+        };
+        let mut old = head();
+        old.extend(panel("c", "Character", 4));
+        old.extend(panel("p", "Paragraph", 3));
+        let mut new = head();
+        new.extend(panel("s", "Slide", 3));
+        new.extend(panel("l", "Layouts", 5));
+        new[2].body = "toggle_button \"Bold\" pressed".into();
+        let changes = diff(&old, &new);
+        assert_eq!(
+            changes.render(),
+            "~ e3 toggle_button \"Bold\" pressed (was toggle_button \"Bold\")\n\
+             ~ e2 panel \"Sidebar\" swapped: Character, Paragraph → Slide, Layouts (−7 +8 elements; gui_state subtree=\"e2\" lists them)\n"
+        );
+        assert!(changes.added.is_empty() && changes.removed.is_empty());
+    }
+
+    #[test]
+    fn a_window_whose_page_swapped_is_one_line() {
+        let page = |p: &str| -> Vec<ViewLine> {
+            (0..5)
+                .map(|i| {
+                    line(
+                        &format!("e{p}{i}"),
+                        &format!("{p}{i}"),
+                        None,
+                        &format!("button \"{p} {i}\""),
+                    )
+                })
+                .collect()
+        };
+        let mut old = vec![line(
+            "e1",
+            "switch",
+            None,
+            "radio_button \"Page 1\" checked",
+        )];
+        old.extend(page("a"));
+        let mut new = vec![line("e1", "switch", None, "radio_button \"Page 1\"")];
+        new.extend(page("b"));
+        let rendered = diff(&old, &new).render();
+        assert!(
+            rendered.ends_with(
+                "~ the window's content swapped: a 0, a 1, a 2, a 3, … → b 0, b 1, b 2, b 3, … (−5 +5 elements; gui_state lists them)\n"
+            ),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn a_few_elements_that_come_and_go_are_listed_one_by_one() {
+        let old = vec![
+            line("e1", "win", None, "window \"W\""),
+            line("e2", "a", Some("win"), "button \"A\""),
+        ];
+        let new = vec![
+            line("e1", "win", None, "window \"W\""),
+            line("e3", "b", Some("win"), "button \"B\""),
+        ];
+        assert_eq!(
+            diff(&old, &new).render(),
+            "+ e3 button \"B\"\n- e2 button \"A\"\n"
+        );
     }
 }

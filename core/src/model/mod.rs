@@ -26,5 +26,6 @@ mod rows;
 mod runs;
 pub mod swapped;
 pub mod text;
+pub mod view;
 pub mod walk;
 pub mod window;

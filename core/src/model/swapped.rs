@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::changes::ViewLine;
+use crate::model::view::ViewLine;
 
 /// How many elements a container must lose and gain to count as swapped.
 pub const SWAP_MIN: usize = 4;
@@ -163,109 +163,6 @@ impl Swap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::changes::diff;
-    use crate::model::element::ElementIdentity;
-
-    fn line(id: &str, key: &str, parent: Option<&str>, body: &str) -> ViewLine {
-        ViewLine {
-            id: id.into(),
-            identity: ElementIdentity(key.into()),
-            key: None,
-            parent: parent.map(str::to_owned),
-            body: body.into(),
-        }
-    }
-
-    fn panel(prefix: &str, name: &str, n: usize) -> Vec<ViewLine> {
-        let mut lines = vec![line(
-            &format!("e{prefix}0"),
-            prefix,
-            Some("side"),
-            &format!("group \"{name}\""),
-        )];
-        for i in 1..n {
-            lines.push(line(
-                &format!("e{prefix}{i}"),
-                &format!("{prefix}{i}"),
-                Some(prefix),
-                &format!("button \"{name} {i}\""),
-            ));
-        }
-        lines
-    }
-
-    #[test]
-    fn a_sidebar_that_swapped_its_panels_is_one_line() {
-        let head = || {
-            vec![
-                line("e1", "win", None, "window \"Impress\""),
-                line("e2", "side", Some("win"), "panel \"Sidebar\""),
-                line("e3", "bold", Some("win"), "toggle_button \"Bold\""),
-            ]
-        };
-        let mut old = head();
-        old.extend(panel("c", "Character", 4));
-        old.extend(panel("p", "Paragraph", 3));
-        let mut new = head();
-        new.extend(panel("s", "Slide", 3));
-        new.extend(panel("l", "Layouts", 5));
-        new[2].body = "toggle_button \"Bold\" pressed".into();
-        let changes = diff(&old, &new);
-        assert_eq!(
-            changes.render(),
-            "~ e3 toggle_button \"Bold\" pressed (was toggle_button \"Bold\")\n\
-             ~ e2 panel \"Sidebar\" swapped: Character, Paragraph → Slide, Layouts (−7 +8 elements; gui_state subtree=\"e2\" lists them)\n"
-        );
-        assert!(changes.added.is_empty() && changes.removed.is_empty());
-    }
-
-    #[test]
-    fn a_window_whose_page_swapped_is_one_line() {
-        let page = |p: &str| -> Vec<ViewLine> {
-            (0..5)
-                .map(|i| {
-                    line(
-                        &format!("e{p}{i}"),
-                        &format!("{p}{i}"),
-                        None,
-                        &format!("button \"{p} {i}\""),
-                    )
-                })
-                .collect()
-        };
-        let mut old = vec![line(
-            "e1",
-            "switch",
-            None,
-            "radio_button \"Page 1\" checked",
-        )];
-        old.extend(page("a"));
-        let mut new = vec![line("e1", "switch", None, "radio_button \"Page 1\"")];
-        new.extend(page("b"));
-        let rendered = diff(&old, &new).render();
-        assert!(
-            rendered.ends_with(
-                "~ the window's content swapped: a 0, a 1, a 2, a 3, … → b 0, b 1, b 2, b 3, … (−5 +5 elements; gui_state lists them)\n"
-            ),
-            "{rendered}"
-        );
-    }
-
-    #[test]
-    fn a_few_elements_that_come_and_go_are_listed_one_by_one() {
-        let old = vec![
-            line("e1", "win", None, "window \"W\""),
-            line("e2", "a", Some("win"), "button \"A\""),
-        ];
-        let new = vec![
-            line("e1", "win", None, "window \"W\""),
-            line("e3", "b", Some("win"), "button \"B\""),
-        ];
-        assert_eq!(
-            diff(&old, &new).render(),
-            "+ e3 button \"B\"\n- e2 button \"A\"\n"
-        );
-    }
 
     #[test]
     fn a_line_is_called_by_its_name_or_its_role() {
