@@ -4,8 +4,11 @@
 //! read back. A label no option has is refused before anything is sent, naming the options
 //! (unless the combo box takes typed text too).
 
+use std::collections::HashSet;
+
 use cu_core::model::backend::{InputEvent, MouseButton, SemanticAction};
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::keys::{Combo, Key, NamedKey};
 use cu_core::model::node::State;
 use cu_core::model::role::Role;
 use cu_core::store::state_registry::{SavedElement, SavedState};
@@ -181,6 +184,105 @@ async fn from_popup(
         })),
         Err(_) => Ok(None),
     }
+}
+
+/// `set_value` on a drop-down's face, a toggle button whose popup is a window of its own
+/// (LibreOffice's list boxes: the Sort dialog's keys): the face is clicked, the options that
+/// came with the popup are read from the whole window (`Cell`s of a popup table there), the
+/// one named `label` is clicked (the gate judges it under the pointer), and the popup seen
+/// closed. The face shows no value to read back: `value` stays unset. An error naming the
+/// options that came when none is `label` (the popup closed again with Escape).
+pub(crate) async fn from_face(
+    service: &Service,
+    sender: &mut Sender<'_>,
+    state: &SavedState,
+    element: &SavedElement,
+    label: &str,
+) -> Result<Ran> {
+    let Some(face) = element.bounds else {
+        return Err(Error::new(
+            ErrorCode::ActionNotSupported,
+            "the drop-down's face has no place on screen to click",
+        )
+        .before_sending());
+    };
+    let before: HashSet<ElementIdentity> = window_options(service, state)
+        .await
+        .into_iter()
+        .map(|c| c.identity)
+        .collect();
+    service.check_geometry(&state.window, state).await?;
+    sender.pointer(&click(face.center())).await?;
+    let deadline = std::time::Instant::now() + POPUP_OPENS;
+    let came = loop {
+        let came: Vec<Choice> = window_options(service, state)
+            .await
+            .into_iter()
+            .filter(|c| c.bounds.is_some() && !before.contains(&c.identity))
+            .collect();
+        if !came.is_empty() || std::time::Instant::now() >= deadline {
+            break came;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let at = match pick(&came, label) {
+        Ok(option) => option.bounds.map(|b| b.center()),
+        Err(labels) => {
+            if !came.is_empty() {
+                sender
+                    .key(&Combo::key(Key::Named(NamedKey::Escape)))
+                    .await?;
+            }
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                if labels.is_empty() {
+                    format!(
+                        "no options showed after a click on {} {:?}",
+                        element.role, element.name
+                    )
+                } else {
+                    format!(
+                        "the drop-down has no option {label:?}; its options: {}",
+                        labels.join(", ")
+                    )
+                },
+            )
+            .with_suggestion(
+                "Pass one of its options as the value, or observe the window with the popup open.",
+            )
+            .with_details(serde_json::json!({ "options": labels })));
+        }
+    };
+    let Some(at) = at else {
+        return Err(Error::new(
+            ErrorCode::ActionFailed,
+            "the option has no place on screen",
+        ));
+    };
+    sender.pointer(&click(at)).await?;
+    Ok(Ran::from(Via::Coordinates))
+}
+
+/// The options showing anywhere in the window, popups grafted into its walk included.
+async fn window_options(service: &Service, state: &SavedState) -> Vec<Choice> {
+    let Ok(snapshot) = service
+        .backend
+        .snapshot(&state.window, &SnapshotOptions::default())
+        .await
+    else {
+        return Vec::new();
+    };
+    snapshot
+        .nodes
+        .iter()
+        .filter(|n| (is_option(n.role) || n.role == Role::Cell) && !n.name.trim().is_empty())
+        .filter(|n| !n.states.contains(State::Offscreen))
+        .map(|n| Choice {
+            identity: n.identity.clone(),
+            label: n.name.trim().to_owned(),
+            bounds: n.bounds.filter(|b| !b.is_empty()),
+        })
+        .collect()
 }
 
 /// How long a drop-down's popup is given to show its options after the click that opens it.

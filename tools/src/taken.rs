@@ -95,6 +95,10 @@ pub(crate) async fn set_value(
     // leaves the call's state usable. A slider's number types nothing that activates.
     sender.prejudge_text(&element.identity, value).await?;
     // A drop-down's option is pressed by its label, the popup left closed.
+    // A drop-down's face whose popup is a window of its own (LibreOffice's list boxes).
+    if element.role == Role::ToggleButton {
+        return crate::choose::from_face(service, sender, state, element, value).await;
+    }
     if element.role == Role::ComboBox {
         if let Some(ran) = crate::choose::choose(service, sender, state, element, value).await? {
             return Ok(ran);
