@@ -37,7 +37,10 @@ pub(crate) async fn reads_back(
         let chosen = matches!(element.role, Role::ComboBox | Role::List)
             && !read.trim().is_empty()
             && cu_core::model::text::normalize(read) == cu_core::model::text::normalize(wanted);
-        if chosen || same_text(read, wanted) {
+        // A spin button shows its number with the unit it counts ("8 spaces", "700 px").
+        let counted = matches!(element.role, Role::SpinButton | Role::Slider)
+            && same_number(leading_number(read), wanted);
+        if chosen || counted || same_text(read, wanted) {
             return Ok(value);
         }
         let now = Instant::now();
@@ -84,6 +87,31 @@ async fn value_now(
 pub(crate) fn same_text(read: &str, wanted: &str) -> bool {
     let clean = |s: &str| s.replace("\r\n", "\n").trim_end_matches('\n').to_owned();
     let (read, wanted) = (clean(read), clean(wanted));
-    read == wanted
-        || matches!((read.trim().parse::<f64>(), wanted.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+    read == wanted || same_number(&read, &wanted)
+}
+
+/// The number a value opens with, its unit after a space left out ("8 spaces" → "8").
+fn leading_number(read: &str) -> &str {
+    read.trim()
+        .split_once(' ')
+        .map_or(read.trim(), |(number, _)| number)
+}
+
+/// Whether `read` and `wanted` are the same number.
+fn same_number(read: &str, wanted: &str) -> bool {
+    matches!((read.trim().parse::<f64>(), wanted.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FeatherPad's tab size answered "did not take" for 8, reading "8 spaces".
+    #[test]
+    fn regression_a_spin_buttons_unit_made_its_number_not_read_back() {
+        assert!(same_number(leading_number("8 spaces"), "8"));
+        assert!(same_number(leading_number("700 px"), "700.0"));
+        assert!(!same_number(leading_number("7 px"), "700"));
+        assert!(!same_number(leading_number("px"), "700"));
+    }
 }
