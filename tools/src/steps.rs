@@ -273,6 +273,21 @@ pub(crate) async fn run(
         }
         Plan::Element { kind, element } => {
             let element = &crate::into_view::on_screen(service, sender, state, element).await?;
+            // A click on a text field is for typing into it: keyboard focus is checked to have
+            // moved there (Calc's Name Box took a semantic click without it, and the letters
+            // after it went into a cell).
+            if *kind == Kind::Click
+                && matches!(
+                    element.role,
+                    Role::TextInput | Role::PasswordInput | Role::TextArea
+                )
+            {
+                let via = crate::taken::focus(service, sender, state, element).await?;
+                return Ok(Ran {
+                    focus_moved: Some(true),
+                    ..Ran::from(via)
+                });
+            }
             if *kind == Kind::Click && element.role != Role::Cell {
                 match sender
                     .perform(&element.identity, &SemanticAction::Invoke)

@@ -101,6 +101,34 @@ fn regression_focus_that_did_not_move_let_typing_land_elsewhere() {
     });
 }
 
+/// Issue 40 (task-bench): `[click the Name Box, type "Zed"]` answered the click `changed` by
+/// its semantic action while focus stayed in the sheet, and "Zed" overwrote a cell. A click on
+/// a text field is for typing there: focus is checked, and the step fails before anything is
+/// typed when it did not move.
+#[test]
+fn regression_a_click_on_a_field_that_took_no_focus_let_typing_land_elsewhere() {
+    let lab = lab();
+    lab.backend.ignores("Name Box", Ignored::Focus);
+    block_on(async {
+        let (state, outline) = lab.observe(None).await;
+        let name_box = Lab::id(&outline, "Name Box");
+        let steps = vec![
+            step(json!({ "type": "click", "element_id": name_box })),
+            step(json!({ "type": "type", "text": "Zed" })),
+        ];
+        let e = lab.act(&state, steps, false).await.err();
+        assert_eq!(e.as_ref().map(|e| e.code), Some(ErrorCode::ActionFailed));
+        assert!(!typed_anything(&lab));
+        // A field that takes focus answers that it moved.
+        let (state, outline) = lab.observe(None).await;
+        let name = Lab::id(&outline, "Name");
+        let steps = vec![step(json!({ "type": "click", "element_id": name }))];
+        let done = lab.act(&state, steps, false).await;
+        let results = done.map(|r| r.results).unwrap_or_default();
+        assert_eq!(results.first().and_then(|r| r.focus_moved), Some(true));
+    });
+}
+
 #[test]
 fn focus_the_focus_action_does_not_move_is_taken_by_a_click() {
     let lab = lab();
