@@ -188,10 +188,10 @@ async fn from_popup(
 
 /// `set_value` on a drop-down's face, a toggle button whose popup is a window of its own
 /// (LibreOffice's list boxes: the Sort dialog's keys): the face is clicked, the options that
-/// came with the popup are read from the whole window (`Cell`s of a popup table there), the
-/// one named `label` is clicked (the gate judges it under the pointer), and the popup seen
-/// closed. The face shows no value to read back: `value` stays unset. An error naming the
-/// options that came when none is `label` (the popup closed again with Escape).
+/// came with the popup are read from the whole window (`Cell`s of a popup table there), and
+/// the one named `label` is clicked (the gate judges it under the pointer). The face shows no
+/// value to read back: `value` stays unset. An error naming the options that came when none is
+/// `label` (the popup closed again with Escape).
 pub(crate) async fn from_face(
     service: &Service,
     sender: &mut Sender<'_>,
