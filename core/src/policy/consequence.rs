@@ -410,6 +410,24 @@ pub fn return_stays(focus: &Node) -> bool {
         )
 }
 
+/// Whether `focus` sits in a toolbar (below `pane`, where there is one).
+fn in_toolbar(snapshot: &Snapshot, focus: Option<usize>, pane: Option<usize>) -> bool {
+    let mut at = focus.and_then(|i| snapshot.nodes.get(i)?.parent);
+    while let Some(i) = at.map(|i| i as usize) {
+        if Some(i) == pane {
+            return false;
+        }
+        let Some(node) = snapshot.nodes.get(i) else {
+            return false;
+        };
+        if node.role == Role::Toolbar {
+            return true;
+        }
+        at = node.parent;
+    }
+    false
+}
+
 /// The buttons a Return lands on when the focused control (`focus`, an index into `snapshot`,
 /// `None` when nothing is focused or it was not found) does not keep it: the window's showing,
 /// enabled default button; in a dialog without one, every showing, enabled push button of the
@@ -418,6 +436,16 @@ pub fn return_stays(focus: &Node) -> bool {
 /// goes).
 pub fn return_lands(snapshot: &Snapshot, focus: Option<usize>) -> Vec<usize> {
     let usable = |n: &Node| shows(n) && !n.states.contains(State::Disabled);
+    // A field in a toolbar of a window that is no dialog keeps its Return (LibreOffice's Name
+    // Box jumps to the cell it names; its Return was judged as landing on every button of the
+    // document's pane, "Delete Decimal Place" among them): toolbars have no default button.
+    let dialog = dialog_of(snapshot, focus);
+    let in_a_dialog = dialog
+        .and_then(|d| snapshot.nodes.get(d))
+        .is_some_and(is_dialog);
+    if !in_a_dialog && in_toolbar(snapshot, focus, dialog) {
+        return Vec::new();
+    }
     let default = snapshot
         .nodes
         .iter()
@@ -425,7 +453,7 @@ pub fn return_lands(snapshot: &Snapshot, focus: Option<usize>) -> Vec<usize> {
     if let Some(d) = default {
         return vec![d];
     }
-    let Some(dialog) = dialog_of(snapshot, focus) else {
+    let Some(dialog) = dialog else {
         return Vec::new();
     };
     subtree(snapshot, dialog)
@@ -584,6 +612,37 @@ mod tests {
         assert!(
             return_lands(&s, Some(1)).is_empty(),
             "no dialog, no default: Return stays"
+        );
+    }
+
+    /// Issue 40 (task-bench): "C3" and Return in Calc's Name Box was refused as "Return lands
+    /// on Delete Decimal Place": the field's nearest named pane is the document's, which holds
+    /// every toolbar.
+    #[test]
+    fn regression_a_return_in_a_toolbars_field_landed_on_the_panes_buttons() {
+        let s = parse(
+            "window \"Calc\"\n  group \"Untitled 1\"\n    toolbar \"Formula Tool Bar\"\n      group\n        text_input \"Name Box\" [focused]\n    toolbar \"Formatting\"\n      button \"Delete Decimal Place\"\n",
+        );
+        assert!(return_lands(&s, Some(index(&s, "Name Box"))).is_empty());
+        // Whatever a toolbar's button says of itself.
+        let s = parse(
+            "window \"Calc\"\n  toolbar \"Formula Tool Bar\"\n    text_input \"Name Box\" [focused]\n  toolbar \"Formatting\"\n    button \"Delete Decimal Place\" [default]\n",
+        );
+        assert!(return_lands(&s, Some(index(&s, "Name Box"))).is_empty());
+        // A form's field still lands on its buttons, and a dialog's toolbar field on the dialog's.
+        let s = parse(
+            "window \"Shop\"\n  form \"Order\"\n    text_input \"Card\" [focused]\n    button \"Pay now\"\n",
+        );
+        assert_eq!(
+            return_lands(&s, Some(index(&s, "Card"))),
+            vec![index(&s, "Pay now")]
+        );
+        let s = parse(
+            "dialog \"Find\"\n  toolbar \"Search\"\n    text_input \"Find\" [focused]\n  button \"Delete All\"\n",
+        );
+        assert_eq!(
+            return_lands(&s, Some(index(&s, "Find"))),
+            vec![index(&s, "Delete All")]
         );
     }
 
