@@ -27,6 +27,19 @@ pub(crate) struct Choice {
     pub(crate) bounds: Option<cu_core::model::geometry::Rect>,
 }
 
+impl Choice {
+    /// An option as a snapshot's `node` shows it: its place only when it is drawn.
+    fn of(node: &cu_core::model::node::Node) -> Choice {
+        Choice {
+            identity: node.identity.clone(),
+            label: node.name.trim().to_owned(),
+            bounds: node
+                .bounds
+                .filter(|b| !b.is_empty() && !node.states.contains(State::Offscreen)),
+        }
+    }
+}
+
 /// Roles a drop-down's options have.
 fn is_option(role: Role) -> bool {
     matches!(
@@ -75,13 +88,7 @@ async fn options_of(
         .iter()
         .skip(1)
         .filter(|n| is_option(n.role) && !n.name.trim().is_empty())
-        .map(|n| Choice {
-            identity: n.identity.clone(),
-            label: n.name.trim().to_owned(),
-            bounds: n
-                .bounds
-                .filter(|b| !b.is_empty() && !n.states.contains(State::Offscreen)),
-        })
+        .map(Choice::of)
         .collect();
     let editable = snapshot.nodes.iter().any(|n| n.role.is_editable_text());
     (choices, editable)
@@ -156,24 +163,20 @@ async fn from_popup(
     let Some(face) = element.bounds else {
         return Ok(None);
     };
-    service.check_geometry(&state.window, state).await?;
-    sender.pointer(&click(face.center())).await?;
-    let deadline = std::time::Instant::now() + POPUP_OPENS;
-    let option = loop {
-        let (options, _) = options_of(service, state, element).await;
-        let shown = options
-            .into_iter()
-            .filter(|c| c.bounds.is_some())
-            .collect::<Vec<_>>();
-        if let Ok(found) = pick(&shown, label) {
-            break Some(found.clone());
-        }
-        if std::time::Instant::now() >= deadline {
-            break None;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
-    let Some(at) = option.and_then(|o| o.bounds).map(|b| b.center()) else {
+    let shown = open_popup(
+        service,
+        sender,
+        state,
+        face,
+        |_| true,
+        || async { options_of(service, state, element).await.0 },
+    )
+    .await?;
+    let Some(at) = pick(&shown, label)
+        .ok()
+        .and_then(|o| o.bounds)
+        .map(|b| b.center())
+    else {
         return Ok(None);
     };
     sender.pointer(&click(at)).await?;
@@ -211,20 +214,15 @@ pub(crate) async fn from_face(
         .into_iter()
         .map(|c| c.identity)
         .collect();
-    service.check_geometry(&state.window, state).await?;
-    sender.pointer(&click(face.center())).await?;
-    let deadline = std::time::Instant::now() + POPUP_OPENS;
-    let came = loop {
-        let came: Vec<Choice> = window_options(service, state)
-            .await
-            .into_iter()
-            .filter(|c| c.bounds.is_some() && !before.contains(&c.identity))
-            .collect();
-        if !came.is_empty() || std::time::Instant::now() >= deadline {
-            break came;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let came = open_popup(
+        service,
+        sender,
+        state,
+        face,
+        |c| !before.contains(&c.identity),
+        || window_options(service, state),
+    )
+    .await?;
     let at = match pick(&came, label) {
         Ok(option) => option.bounds.map(|b| b.center()),
         Err(labels) => {
@@ -277,12 +275,38 @@ async fn window_options(service: &Service, state: &SavedState) -> Vec<Choice> {
         .iter()
         .filter(|n| (is_option(n.role) || n.role == Role::Cell) && !n.name.trim().is_empty())
         .filter(|n| !n.states.contains(State::Offscreen))
-        .map(|n| Choice {
-            identity: n.identity.clone(),
-            label: n.name.trim().to_owned(),
-            bounds: n.bounds.filter(|b| !b.is_empty()),
-        })
+        .map(Choice::of)
         .collect()
+}
+
+/// Clicks a drop-down's `face`, then reads `options` until some that `new` takes are drawn (or
+/// [`POPUP_OPENS`] passed): those.
+async fn open_popup<F, R>(
+    service: &Service,
+    sender: &mut Sender<'_>,
+    state: &SavedState,
+    face: cu_core::model::geometry::Rect,
+    new: impl Fn(&Choice) -> bool,
+    options: F,
+) -> Result<Vec<Choice>>
+where
+    F: Fn() -> R,
+    R: std::future::Future<Output = Vec<Choice>>,
+{
+    service.check_geometry(&state.window, state).await?;
+    sender.pointer(&click(face.center())).await?;
+    let deadline = std::time::Instant::now() + POPUP_OPENS;
+    loop {
+        let shown: Vec<Choice> = options()
+            .await
+            .into_iter()
+            .filter(|c| c.bounds.is_some() && new(c))
+            .collect();
+        if !shown.is_empty() || std::time::Instant::now() >= deadline {
+            return Ok(shown);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 /// How long a drop-down's popup is given to show its options after the click that opens it.

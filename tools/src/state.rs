@@ -406,7 +406,7 @@ pub(crate) fn record(
         .zip(&outline.bodies)
         .filter_map(|((id, index), body)| {
             let n = snapshot.nodes.get(*index)?;
-            let key = outline::key(snapshot, n);
+            let key = listed.get(index)?.clone();
             lines.push(ViewLine {
                 id: id.clone(),
                 identity: n.identity.clone(),

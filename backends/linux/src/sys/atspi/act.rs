@@ -16,8 +16,14 @@ const SCROLL_ANYWHERE: u32 = 6;
 pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction) -> Result<()> {
     match action {
         SemanticAction::Invoke => {
-            not_only_selecting(atspi, obj).await?;
-            do_named_action(atspi, obj, translate::invoke_rank, "press or activate").await
+            do_named_action(
+                atspi,
+                obj,
+                translate::invoke_rank,
+                "press or activate",
+                Selecting::Wont,
+            )
+            .await
         }
         SemanticAction::Toggle => {
             do_named_action(
@@ -29,6 +35,7 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
                     _ => None,
                 },
                 "toggle",
+                Selecting::Will,
             )
             .await
         }
@@ -42,6 +49,7 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
                     _ => None,
                 },
                 "expand or collapse",
+                Selecting::Will,
             )
             .await
         }
@@ -79,8 +87,15 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
         SemanticAction::Select => select(atspi, obj).await,
         // GTK 3 sets its combo box from the item's own "click", the menu left closed.
         SemanticAction::Choose => {
-            not_only_selecting(atspi, obj).await?;
-            match do_named_action(atspi, obj, translate::invoke_rank, "choose").await {
+            match do_named_action(
+                atspi,
+                obj,
+                translate::invoke_rank,
+                "choose",
+                Selecting::Wont,
+            )
+            .await
+            {
                 Err(e) if e.code == ErrorCode::ActionNotSupported => select(atspi, obj).await,
                 done => done,
             }
@@ -92,22 +107,24 @@ pub(crate) async fn perform(atspi: &Atspi, obj: &ObjRef, action: &SemanticAction
     }
 }
 
-/// `ACTION_NOT_SUPPORTED` (nothing sent) for a list item whose one action is Qt's `Toggle`: it
-/// selects the item in its view and nothing more (in a combo box's open list the choice stays
-/// as it was), where a click chooses it.
-async fn not_only_selecting(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
-    let (role, actions) = futures_util::join!(atspi.role(obj), atspi.action_names(obj));
-    let only_selects = role.is_ok_and(|r| r == atspi_role::LIST_ITEM)
-        && actions
-            .is_ok_and(|a| a.len() == 1 && a.iter().all(|n| n.eq_ignore_ascii_case("toggle")));
-    if only_selects {
-        return Err(Error::new(
-            ErrorCode::ActionNotSupported,
-            "the item's one action only selects it in its list (Qt's Toggle); a click chooses it",
-        )
-        .before_sending());
-    }
-    Ok(())
+/// Whether `obj`, offering only `actions`, is a list item whose one action is Qt's `Toggle`:
+/// it selects the item in its view and nothing more (in a combo box's open list the choice
+/// stays as it was), where a click chooses it. The role is asked only for such an offer.
+async fn only_selects(atspi: &Atspi, obj: &ObjRef, actions: &[String]) -> bool {
+    let toggle_only = matches!(actions, [one] if one.eq_ignore_ascii_case("toggle"));
+    toggle_only
+        && atspi
+            .role(obj)
+            .await
+            .is_ok_and(|r| r == atspi_role::LIST_ITEM)
+}
+
+/// Whether an action that only selects (Qt's `Toggle` on a list item) may stand for this one:
+/// not for a press or a choice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Selecting {
+    Will,
+    Wont,
 }
 
 async fn do_named_action(
@@ -115,6 +132,7 @@ async fn do_named_action(
     obj: &ObjRef,
     rank: impl Fn(&str) -> Option<u8>,
     what: &str,
+    selecting: Selecting,
 ) -> Result<()> {
     let actions = atspi
         .action_names(obj)
@@ -125,6 +143,17 @@ async fn do_named_action(
         .enumerate()
         .filter_map(|(i, name)| rank(name).map(|r| (r, i)))
         .min();
+    let best = match best {
+        // Pressing (or choosing) by Qt's Toggle only selects: a click does it instead.
+        Some(_) if selecting == Selecting::Wont && only_selects(atspi, obj, &actions).await => {
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                "the item's one action only selects it in its list (Qt's Toggle); a click chooses it",
+            )
+            .before_sending());
+        }
+        best => best,
+    };
     let Some((_, index)) = best else {
         let names: Vec<&str> = actions.iter().map(String::as_str).collect();
         return Err(Error::new(
@@ -261,6 +290,7 @@ async fn select(atspi: &Atspi, obj: &ObjRef) -> Result<()> {
         obj,
         |n| (n.eq_ignore_ascii_case("select")).then_some(0),
         "select",
+        Selecting::Will,
     )
     .await
 }

@@ -19,7 +19,7 @@ use crate::keys;
 use crate::listing;
 use crate::session_env::SessionEnv;
 use crate::sys::atspi::{act, probe, Atspi, ObjRef, WalkedNow};
-use crate::sys::x11::X11;
+use crate::sys::x11::{DrawnAt, X11};
 
 mod connected;
 mod focus;
@@ -288,14 +288,11 @@ impl Backend for LinuxBackend {
             let root = Connected::to_root(&entry, at)?;
             if let (InputPath::X11(x), Some(xid)) = (&c.input, entry.xid) {
                 let x = x.clone();
-                let reached = {
-                    let x = x.clone();
-                    blocking(move || x.reaches(xid, root)).await?
-                };
-                if !reached {
+                let drawn = blocking(move || x.drawn_at(xid, root)).await?;
+                if drawn != DrawnAt::Own {
                     // A popup of the app drawn there (a combo box's open list) is what a press
                     // lands on: hit inside it.
-                    if blocking(move || x.popup_at(xid, root)).await? {
+                    if drawn == DrawnAt::AppPopup {
                         if let Some(probe) = c.popup_hit(window, &entry, at, root).await {
                             return Ok(probe);
                         }

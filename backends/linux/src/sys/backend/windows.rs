@@ -1,6 +1,7 @@
 //! One window looked up live (its entry with fresh geometry, its app proven to answer, a window
-//! found gone forgotten; for what goes through the X server, its X window alone), and its misplaced content pane (LibreOffice) found, remembered and
-//! checked again (`misplaced.rs` says what is wrong with it).
+//! found gone forgotten; for what goes through the X server, its X window alone), and its
+//! misplaced content pane (LibreOffice) found, remembered and checked again (`misplaced.rs`
+//! says what is wrong with it).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,11 +75,7 @@ impl Connected {
         };
         let (described, answers) = futures_util::join!(described, answers);
         if let Some(described) = described {
-            let xw = described.map_err(|_| {
-                self.forget(id);
-                Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
-            })?;
-            entry.described(xw);
+            entry.described(described.map_err(|_| self.closed(id))?);
         }
         let Err(e) = answers else {
             return Ok(entry);
@@ -122,15 +119,16 @@ impl Connected {
             let x = x.clone();
             blocking(move || x.describe(xid)).await
         };
-        let xw = described.map_err(|_| {
-            self.forget(id);
-            Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
-        })?;
-        entry.described(xw);
+        entry.described(described.map_err(|_| self.closed(id))?);
         Ok((x, entry, xid))
     }
     pub(super) fn forget(&self, id: &WindowId) {
         self.windows.forget(id);
+    }
+    /// `WINDOW_NOT_FOUND` for a window the X server no longer describes, forgotten.
+    fn closed(&self, id: &WindowId) -> Error {
+        self.forget(id);
+        Error::new(ErrorCode::WindowNotFound, format!("window {id} has closed"))
     }
 
     /// Moves what a walk of `window` read if its pane is misplaced: a full walk finds out (and

@@ -89,6 +89,18 @@ fn bounds_of(geometry: GetGeometryReply, position: TranslateCoordinatesReply) ->
     )
 }
 
+/// What a press at a point would land on, as the X server stacks windows
+/// ([`X11::drawn_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DrawnAt {
+    /// The window's own top-level.
+    Own,
+    /// A popup of the window's application drawn over it.
+    AppPopup,
+    /// Another top-level: a dialog, another application's window.
+    Other,
+}
+
 impl X11 {
     pub(crate) fn connect(display: &str) -> Result<X11> {
         let (conn, screen_num) = x11rb::connect(Some(display)).map_err(|e| {
@@ -451,32 +463,11 @@ impl X11 {
         Ok(None)
     }
 
-    /// Whether what is drawn at the root point `at` is a popup of `id`'s application: a viewable
-    /// override-redirect top-level of the same X client (a combo box's open list, a menu).
-    pub(crate) fn popup_at(&self, id: Window, at: Point) -> Result<bool> {
-        let mask = self.conn.setup().resource_id_mask;
-        let hit = self
-            .conn
-            .translate_coordinates(self.root, self.root, at.x as i16, at.y as i16)
-            .map_err(|e| x_err("translate_coordinates", e))?
-            .reply()
-            .map_err(|e| x_err("translate_coordinates", e))?;
-        if hit.child == 0 || hit.child & !mask != id & !mask {
-            return Ok(false);
-        }
-        let attributes = self
-            .conn
-            .get_window_attributes(hit.child)
-            .map_err(|e| x_err("get_window_attributes", e))?
-            .reply()
-            .map_err(|e| x_err("get_window_attributes", e))?;
-        Ok(attributes.map_state == MapState::VIEWABLE && attributes.override_redirect)
-    }
-
-    /// Whether a press at the root point `at` reaches `id`'s own top-level: false when another
-    /// top-level is stacked over it there (a popup menu, which is an override-redirect window
-    /// of its own, a dialog, another application's window).
-    pub(crate) fn reaches(&self, id: Window, at: Point) -> Result<bool> {
+    /// What is drawn at the root point `at`, seen from `id`'s window: its own top-level, a
+    /// popup of its application (a viewable override-redirect top-level of the same X client: a
+    /// combo box's open list, a menu), or another top-level (a dialog, another application).
+    /// One round trip for where the point lands, one more only when it is not `id`'s own.
+    pub(crate) fn drawn_at(&self, id: Window, at: Point) -> Result<DrawnAt> {
         let top = self.toplevel_of(id)?;
         let hit = self
             .conn
@@ -484,7 +475,26 @@ impl X11 {
             .map_err(|e| x_err("translate_coordinates", e))?
             .reply()
             .map_err(|e| x_err("translate_coordinates", e))?;
-        Ok(hit.child == top)
+        if hit.child == top {
+            return Ok(DrawnAt::Own);
+        }
+        let mask = self.conn.setup().resource_id_mask;
+        if hit.child == 0 || hit.child & !mask != id & !mask {
+            return Ok(DrawnAt::Other);
+        }
+        let attributes = self
+            .conn
+            .get_window_attributes(hit.child)
+            .map_err(|e| x_err("get_window_attributes", e))?
+            .reply()
+            .map_err(|e| x_err("get_window_attributes", e))?;
+        Ok(
+            if attributes.map_state == MapState::VIEWABLE && attributes.override_redirect {
+                DrawnAt::AppPopup
+            } else {
+                DrawnAt::Other
+            },
+        )
     }
 
     fn toplevel_of(&self, mut id: Window) -> Result<Window> {
