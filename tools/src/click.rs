@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use cu_core::model::element::Snapshot;
 use cu_core::model::role::Role;
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::policy::matching::{self, Resolution};
@@ -123,8 +124,11 @@ impl Service {
                 None => None,
             };
             // With approvals on, a person decides per step, seeing the element: no early refusal.
+            // The first step is judged once resolved, before any input, knowing its role (a
+            // check box "Send me the newsletter" names an option); later ones are refused here
+            // so that a sequence with a blocked step does nothing at all.
             if !req.confirm_dangerous && !self.approvals_on() {
-                for (step, label) in labels.iter().enumerate() {
+                for (step, label) in labels.iter().enumerate().skip(1) {
                     label::gate_label(self, step, label, None)?;
                 }
             }
@@ -249,6 +253,26 @@ fn resolve_step(label: &str, view: &[matching::Candidate<'_>], level: Level) -> 
     matching::resolve(label, view, |_| true)
 }
 
+/// The candidates `label` is resolved among and how it resolved: the elements on screen, or,
+/// when it names none of them strongly, those a scroll brings into view, if one of them matches
+/// strongly (an exact label below the fold beats a partial one on screen); true when it was
+/// below the fold.
+fn candidates_for(
+    label: &str,
+    level: Level,
+    snapshot: &Snapshot,
+) -> (Candidates, Resolution, bool) {
+    let on_screen = Candidates::of(snapshot);
+    let first = resolve_step(label, &on_screen.view(snapshot), level);
+    if matches!(first, Resolution::NotFound | Resolution::Weak(_)) {
+        let below = Candidates::below_the_fold(snapshot);
+        if let found @ Resolution::One(_) = resolve_step(label, &below.view(snapshot), level) {
+            return (below, found, true);
+        }
+    }
+    (on_screen, first, false)
+}
+
 async fn click_one(
     service: &Service,
     window: &WindowInfo,
@@ -258,9 +282,9 @@ async fn click_one(
     call_started: Instant,
 ) -> std::result::Result<ClickStep, Failure> {
     let snapshot = label::observe(service, window).await?;
-    let candidates = Candidates::of(&snapshot);
+    let (candidates, resolution, below_the_fold) = candidates_for(label, level, &snapshot);
     let view = candidates.view(&snapshot);
-    let (found, by_model) = match resolve_step(label, &view, level) {
+    let (found, by_model) = match resolution {
         Resolution::One(m) => (m, false),
         Resolution::Weak(weak)
             if service.config.resolve_with_model && service.model().enabled() =>
@@ -289,7 +313,9 @@ async fn click_one(
     target::usable(node, false).map_err(|why| not_usable(&resolved, why))?;
     let approved_by =
         label::gate_resolved(service, window, step, "click", &resolved, node, confirmed).await?;
-    let element = saved(node, &resolved.name);
+    let mut element = saved(node, &resolved.name);
+    // Found below the fold: the step scrolls it into view first.
+    element.offscreen |= below_the_fold;
     let state = transient_state(window, &snapshot, &element);
     let plan = Plan::Element {
         kind: Kind::Click,

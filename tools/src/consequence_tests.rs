@@ -34,6 +34,16 @@ dialog "Delete" @0,0 400x160
   button "&Delete" @280,110 90x30 [default, focusable]
 "#;
 
+/// A web form: a check box whose label holds "Send" beside the button that sends.
+const NEWSLETTER: &str = r#"app: shop
+title: Checkout
+---
+document "Checkout" @0,0 500x300
+  check_box "Send me the newsletter" @10,20 250x20 [focusable]
+  radio_button "Delete my card after this order" @10,50 250x20 [focusable]
+  button "Send order" @10,100 120x30 [focusable]
+"#;
+
 /// A toolbar with an icon button nothing names, a web menu that pays, and a search dialog's
 /// button whose tooltip says "format".
 const ICONS: &str = r#"app: files
@@ -311,4 +321,56 @@ fn regression_typing_into_a_sheet_read_focus_again_before_every_tab() {
     }
     let (sheet, form) = (reads_to_type(SHEET), reads_to_type(FORM));
     assert_eq!(sheet + 1, form, "sheet {sheet} reads, form {form}");
+}
+
+#[test]
+fn regression_a_check_box_naming_send_was_refused_as_send() {
+    let lab = lab(NEWSLETTER);
+    block_on(async {
+        let (state, outline) = lab.state().await;
+        let steps = vec![
+            on("click", &Lab::id(&outline, "Send me the newsletter")),
+            at(20, 60),
+            on("focus", &Lab::id(&outline, "Send me the newsletter")),
+            key("space"),
+        ];
+        let done = lab.act(&state, steps, false).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(
+            lab.backend.presses(),
+            vec![
+                "Send me the newsletter".to_owned(),
+                "Delete my card after this order".to_owned(),
+                "Send me the newsletter".to_owned(),
+            ]
+        );
+        // By label too, the first step of a click.
+        let click = |labels: &[&str]| ClickRequest {
+            app: "Checkout".into(),
+            target: (labels.len() == 1).then(|| labels[0].to_owned()),
+            steps: (labels.len() > 1).then(|| labels.iter().map(|l| (*l).to_owned()).collect()),
+            ..ClickRequest::default()
+        };
+        let done = lab.service.click(&click(&["Send me the newsletter"])).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses().len(), 4);
+        // A later step of a sequence is refused before anything is done, knowing only its label.
+        let e = lab
+            .service
+            .click(&click(&["Send me the newsletter", "Send order"]))
+            .await
+            .err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert_eq!(lab.backend.presses().len(), 4);
+    });
+    // The button beside them still sends.
+    refused_unless_confirmed(
+        NEWSLETTER,
+        |o| vec![on("click", &Lab::id(o, "Send order"))],
+        "Send order",
+        "blocked_word",
+    );
 }

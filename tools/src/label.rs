@@ -114,6 +114,10 @@ pub(crate) async fn gate_resolved(
     node: &Node,
     confirmed: bool,
 ) -> Result<Option<(String, String)>> {
+    if cu_core::model::receiver::sets_option(node.role) {
+        // A check box's label names its option; pressing it only sets that option.
+        return Ok(None);
+    }
     let stopped = [resolved.target.as_str(), resolved.name.as_str()]
         .into_iter()
         .find_map(|label| match service.gate().check(label) {

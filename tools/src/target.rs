@@ -3,6 +3,7 @@
 
 use cu_core::model::element::{Node, Snapshot, State};
 use cu_core::model::geometry::Rect;
+use cu_core::model::outline;
 use cu_core::model::role::Role;
 use cu_core::model::text;
 use cu_core::model::window::WindowInfo;
@@ -78,6 +79,15 @@ fn window_list<'w>(windows: impl Iterator<Item = &'w WindowInfo>) -> Vec<serde_j
         .collect()
 }
 
+/// Which elements [`Candidates::reached`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// On screen.
+    OnScreen,
+    /// Off screen, but on screen after a scroll.
+    BelowTheFold,
+}
+
 /// The elements of a snapshot a label may name, with the label a user sees for each.
 pub struct Candidates {
     /// Snapshot indexes, parallel to `labels`.
@@ -93,6 +103,18 @@ impl Candidates {
     /// GTK file-type list showed each item twice) which is one candidate. A field without a
     /// name takes its form label ("Name:"): see [`field_label`].
     pub fn of(snapshot: &Snapshot) -> Candidates {
+        Candidates::reached(snapshot, Reach::OnScreen)
+    }
+
+    /// Like [`Candidates::of`], the elements that are not on screen but would be by scrolling
+    /// ([`outline::scrollable_to`]: below the fold of the document or list on screen, not in a
+    /// closed menu or a background tab). A label that names nothing on screen is looked up among
+    /// them, as a person scrolls to what they read about; the step scrolls it into view.
+    pub fn below_the_fold(snapshot: &Snapshot) -> Candidates {
+        Candidates::reached(snapshot, Reach::BelowTheFold)
+    }
+
+    fn reached(snapshot: &Snapshot, reach: Reach) -> Candidates {
         let nodes = &snapshot.nodes;
         let window = nodes
             .first()
@@ -106,18 +128,19 @@ impl Candidates {
         let mut borrowed_from = std::collections::HashSet::new();
         let mut placed = std::collections::HashSet::new();
         for (index, node) in nodes.iter().enumerate().skip(1) {
-            if node.states.contains(State::Offscreen) {
+            let on_screen = !node.states.contains(State::Offscreen)
+                && window.is_none_or(|window| {
+                    node.bounds
+                        .filter(|b| !b.is_empty())
+                        .and_then(|b| b.intersection(&window))
+                        .is_some()
+                });
+            let reached = match reach {
+                Reach::OnScreen => on_screen,
+                Reach::BelowTheFold => !on_screen && outline::scrollable_to(snapshot, node),
+            };
+            if !reached {
                 continue;
-            }
-            if let Some(window) = window {
-                let on_screen = node
-                    .bounds
-                    .filter(|b| !b.is_empty())
-                    .and_then(|b| b.intersection(&window))
-                    .is_some();
-                if !on_screen {
-                    continue;
-                }
             }
             let label = if node.name.trim().is_empty() && matching::is_field(node.role, node.states)
             {

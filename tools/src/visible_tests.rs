@@ -1,5 +1,6 @@
 //! Elements that are not on screen: listed only with `all` (marked `offscreen`), left out of
-//! label matching; acted on by id, they are scrolled into view first, and refused with
+//! label matching unless nothing on screen matches (then a page's elements below the fold are
+//! looked at); acted on, they are scrolled into view first, and refused with
 //! ELEMENT_NOT_VISIBLE, the observation still usable, when they cannot be.
 
 use cu_backend_scripted::Reaction;
@@ -143,6 +144,61 @@ fn a_label_names_only_what_is_on_screen() {
             .unwrap_or_else(|| panic!("clicked an element out of view"));
         assert_eq!(error.code, ErrorCode::ElementNotFound, "{error}");
         assert!(!lab.observe_all(false).await.outline.contains("pressed"));
+    });
+}
+
+/// A label that names nothing on screen is looked for below the fold of the document on screen,
+/// as a person scrolls to what they read about: a settings page's check box ("Send daily usage
+/// ping to Mozilla", Firefox) was ELEMENT_NOT_FOUND by label although `query` listed it.
+#[test]
+fn regression_a_label_below_the_fold_of_a_page_was_not_found() {
+    const SETTINGS: &str = r#"app: browser
+title: Settings - Browser
+---
+window "Settings - Browser" @0,0 400x300
+  button "Reload" @10,10 90x30
+  document "Settings" @0,50 400x250
+    button "Send" @10,60 90x30
+    label "Status" @10,100 90x20
+    check_box "Send daily usage ping" @10,620 200x20
+  menu "Tools" @100,10 60x30 [offscreen]
+    menu_item "Send daily usage ping" @100,40 150x30 [offscreen]
+"#;
+    let lab = Lab::with_window(SETTINGS, Point::new(100, 100));
+    lab.backend.on_press(
+        "Send daily usage ping",
+        Reaction::Rename {
+            from: "Status".into(),
+            to: "toggled".into(),
+        },
+    );
+    block_on(async {
+        let click = |target: &str| ClickRequest {
+            app: "Browser".into(),
+            target: Some(target.into()),
+            ..Default::default()
+        };
+        // A strong match on screen wins over the page below the fold: "Send" is the button,
+        // refused by the gate, nothing scrolled.
+        let e = lab.service.click(&click("Send")).await.err();
+        assert_eq!(
+            e.map(|e| e.code),
+            Some(ErrorCode::DangerousActionNeedsConfirmation)
+        );
+        assert!(lab.backend.presses().is_empty());
+        // Below the fold of the page: scrolled into view and pressed (a closed menu's item of
+        // the same name is not a candidate).
+        let done = lab.service.click(&click("Send daily usage ping")).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses(), ["Send daily usage ping"]);
+        let after = lab.observe_all(false).await;
+        assert!(
+            after
+                .outline
+                .contains("check_box \"Send daily usage ping\""),
+            "scrolled into view:\n{}",
+            after.outline
+        );
     });
 }
 

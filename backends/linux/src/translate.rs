@@ -246,6 +246,28 @@ pub fn role(atspi: u32, states: AtspiStates) -> Role {
     }
 }
 
+/// Whether an ancestor with this AT-SPI role that is not `SHOWING` hides its descendants from a
+/// person. A grouping (a panel, section, form, list, label) does not: Firefox leaves its
+/// `<fieldset>` panels without `SHOWING` while they and everything in them are drawn (its
+/// settings page's check boxes). A document, frame, tab page, menu or any other role does:
+/// Firefox's background tab is a document that is no longer showing while its buttons still
+/// say they are.
+pub fn hides_descendants(atspi: u32) -> bool {
+    !matches!(
+        atspi,
+        atspi_role::PANEL
+            | atspi_role::SECTION
+            | atspi_role::GROUPING
+            | atspi_role::FORM
+            | atspi_role::LANDMARK
+            | atspi_role::PARAGRAPH
+            | atspi_role::BLOCK_QUOTE
+            | atspi_role::LABEL
+            | atspi_role::LIST
+            | atspi_role::LIST_ITEM
+    )
+}
+
 /// Maps AT-SPI states to the shared states. `SENSITIVE`/`ENABLED` missing means disabled, except
 /// on toolkits that never set them on children (GTK4 sets SENSITIVE but not ENABLED): a node is
 /// disabled only when neither is set. Where the toolkit [reports
@@ -469,6 +491,15 @@ pub fn placeholder(attrs: &std::collections::HashMap<String, String>) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_a_firefox_fieldset_not_showing_hid_its_drawn_check_boxes() {
+        assert!(!hides_descendants(atspi_role::PANEL));
+        assert!(!hides_descendants(atspi_role::SECTION));
+        assert!(hides_descendants(atspi_role::DOCUMENT_WEB));
+        assert!(hides_descendants(atspi_role::PAGE_TAB));
+        assert!(hides_descendants(atspi_role::MENU));
+    }
 
     #[test]
     fn a_fields_placeholder_comes_from_gtk3s_or_the_browsers_attribute() {

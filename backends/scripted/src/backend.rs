@@ -128,9 +128,29 @@ impl Backend for Scripted {
                     .push(Event::Perform(window.clone(), name, action.clone()));
             }
             SemanticAction::ScrollIntoView => {
-                // The page scrolls: everything but the window moves by what brings the element
-                // inside it.
+                // The page scrolls: what its nearest document or scroll pane holds (else
+                // everything but the window) moves by what brings the element inside the window.
                 let frame = win.nodes.first().and_then(|n| n.bounds);
+                let scroller = std::iter::successors(win.nodes[i].parent, |p| {
+                    win.nodes.get(*p as usize).and_then(|n| n.parent)
+                })
+                .find(|p| {
+                    win.nodes
+                        .get(*p as usize)
+                        .is_some_and(|n| matches!(n.role, Role::Document | Role::ScrollPane))
+                });
+                let inside = |mut at: Option<u32>| {
+                    let Some(scroller) = scroller else {
+                        return true;
+                    };
+                    while let Some(p) = at {
+                        if p == scroller {
+                            return true;
+                        }
+                        at = win.nodes.get(p as usize).and_then(|n| n.parent);
+                    }
+                    false
+                };
                 let (Some(at), Some(frame)) = (win.nodes[i].bounds, frame) else {
                     return Err(
                         Error::new(ErrorCode::ActionNotSupported, "nothing to scroll to")
@@ -144,8 +164,9 @@ impl Backend for Scripted {
                 } else {
                     0
                 };
-                for node in win.nodes.iter_mut().skip(1) {
-                    if let Some(b) = node.bounds.as_mut() {
+                let moved: Vec<bool> = win.nodes.iter().map(|n| inside(n.parent)).collect();
+                for (node, moved) in win.nodes.iter_mut().zip(moved).skip(1) {
+                    if let Some(b) = node.bounds.as_mut().filter(|_| moved) {
                         b.y -= dy;
                     }
                 }

@@ -30,7 +30,7 @@ pub(crate) struct Listing<'a, 'k> {
 /// Whether an element that is not on screen would be by scrolling: it lies in the document on
 /// screen (or a table, list or scroll pane on screen), not in a closed menu, a hidden toolbar
 /// or a background tab.
-pub(crate) fn scrollable_to(snapshot: &Snapshot, node: &Node) -> bool {
+pub fn scrollable_to(snapshot: &Snapshot, node: &Node) -> bool {
     let mut at = node.parent;
     while let Some(i) = at {
         let Some(up) = snapshot.nodes.get(i as usize) else {

@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use crate::model::element::{Node, Snapshot, State, TruncationReason};
 use crate::model::line::{body, is_marker, line, quote, Ids};
 pub use crate::model::line::{context, describe, key, shown_name, Outline, Place, TableRows};
-use crate::model::listing::{scrollable_to, Listing};
+pub use crate::model::listing::scrollable_to;
+use crate::model::listing::Listing;
 use crate::model::role::Role;
 
 /// What to list.

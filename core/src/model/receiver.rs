@@ -189,6 +189,15 @@ impl Probe {
             })
     }
 
+    /// The receiver sets an option of its own (a check box, radio button or switch): its label
+    /// names the option ("Send me the newsletter", "Delete history on exit"), and pressing it
+    /// only sets that option, which the same press sets back. Nothing happens until the dialog
+    /// or form it sits in is confirmed, and that button is judged with the dialog's question. A
+    /// toggle button is not counted: toolbars use it for commands.
+    pub fn sets_an_option(&self) -> bool {
+        self.receiver().is_some_and(|n| sets_option(n.role))
+    }
+
     /// The receiver only opens a menu (a menu bar's "Format", a submenu): showing items is not an
     /// action, so the gate lets it pass; the items themselves are judged.
     pub fn only_opens_a_menu(&self) -> bool {
@@ -234,6 +243,13 @@ pub fn holds_items(node: &mut Node, child_roles: impl IntoIterator<Item = Role>)
     if node.role == Role::Menu && items {
         node.states.insert(State::HasPopup);
     }
+}
+
+/// Controls whose press only sets an option of their own, which pressing again sets back: check
+/// boxes, radio buttons, switches. Their label names the option, not an action
+/// ([`Probe::sets_an_option`]).
+pub fn sets_option(role: Role) -> bool {
+    matches!(role, Role::CheckBox | Role::RadioButton | Role::Switch)
 }
 
 /// Elements whose activation does something that may not be undone by doing it again:

@@ -59,11 +59,12 @@ pub fn needs_window(probe: &Probe) -> bool {
         .is_some_and(|n| speaks_for_dialog(n, &probe.shown_name()))
 }
 
-/// Judges the receiver a probe found: its labels ([`Probe::labels`]), whether it acts unnamed,
+/// Judges the receiver a probe found (a menu that only opens and an option's check box pass:
+/// [`Probe::only_opens_a_menu`], [`Probe::sets_an_option`]): its labels ([`Probe::labels`]), whether it acts unnamed,
 /// and, when it speaks for its dialog, the dialog's question read from `window` (the window as
 /// read just now; `None` when [`needs_window`] said no).
 pub fn judge(gate: &Gate, probe: &Probe, window: Option<&Snapshot>) -> Verdict {
-    if probe.only_opens_a_menu() {
+    if probe.only_opens_a_menu() || probe.sets_an_option() {
         return Verdict::Allowed;
     }
     let labels = probe.labels();
@@ -664,6 +665,11 @@ mod tests {
             ("window \"W\"\n  button \"Delete\"\n", "Delete", "word Delete"),
             ("window \"W\"\n  menu \"Format\" [has_popup]\n", "Format", "allowed"),
             ("window \"W\"\n  menu \"Pay now\"\n", "Pay now", "word Pay"),
+            ("document \"Form\"\n  check_box \"Send me the newsletter\"\n", "Send me the newsletter", "allowed"),
+            ("dialog \"Options\"\n  radio_button \"Delete history on exit\"\n", "Delete history on exit", "allowed"),
+            ("window \"W\"\n  switch \"Erase after sync\"\n", "Erase after sync", "allowed"),
+            ("window \"W\"\n  toggle_button \"Delete\"\n", "Delete", "word Delete"),
+            ("window \"W\"\n  check_menu_item \"Send on Enter\"\n", "Send on Enter", "word Send"),
         ];
         for (fixture, name, want) in cases {
             let s = parse(fixture);

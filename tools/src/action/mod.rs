@@ -12,6 +12,7 @@ mod plan;
 mod step;
 
 use cu_core::model::keys::Combo;
+use cu_core::model::receiver::sets_option;
 use cu_core::model::role::Role;
 use cu_core::model::window::WindowId;
 use cu_core::policy::activation::{self, Reach};
@@ -323,17 +324,21 @@ impl Service {
                     let presses = text.contains(' ')
                         && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
                     if breaks || presses {
-                        target.map(|e| (e.name.clone(), None))
+                        target
+                            .filter(|e| !sets_option(e.role))
+                            .map(|e| (e.name.clone(), None))
                     } else {
                         None
                     }
                 }
-                Plan::Key { keys } if activating(keys) => {
-                    focused.clone().map(|e| (e.name.clone(), None))
-                }
+                // A key on a check box sets its option or lands elsewhere (judged live).
+                Plan::Key { keys } if activating(keys) => focused
+                    .clone()
+                    .filter(|e| !sets_option(e.role))
+                    .map(|e| (e.name.clone(), None)),
                 _ => None,
             }
-            .filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu));
+            .filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu || sets_option(e.role)));
             match plan {
                 Plan::Element { element, .. }
                 | Plan::Focus { element }

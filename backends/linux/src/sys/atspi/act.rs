@@ -236,10 +236,6 @@ async fn set_text(atspi: &Atspi, obj: &ObjRef, text: &str) -> Result<()> {
 /// How far up [`showing_in`] looks for the window's frame.
 const MAX_ANCESTORS: usize = 64;
 
-/// Whether `obj` and every ancestor up to its top-level (`frame`, or a popup menu's own window
-/// beside it) report `SHOWING`, read now. Firefox keeps a background tab's elements `SHOWING`
-/// for a moment after the switch while their document no longer is, and a press that reaches
-/// such a page made it abort.
 /// The drop-down `option` belongs to: its nearest combo box ancestor (a few levels up: the
 /// combo's menu or list between). `None` when it sits in none.
 pub(crate) async fn drop_down_of(atspi: &Atspi, option: &ObjRef) -> Option<ObjRef> {
@@ -254,10 +250,17 @@ pub(crate) async fn drop_down_of(atspi: &Atspi, option: &ObjRef) -> Option<ObjRe
     None
 }
 
+/// Whether `obj` reports `SHOWING`, read now, and so does every ancestor up to its top-level
+/// (`frame`, or a popup menu's own window beside it) that would hide it
+/// ([`translate::hides_descendants`]). Firefox keeps a background tab's elements `SHOWING` for a
+/// moment after the switch while their document no longer is, and a press that reaches such a
+/// page made it abort.
 pub(crate) async fn showing_in(atspi: &Atspi, obj: &ObjRef, frame: &ObjRef) -> Result<bool> {
     let mut current = obj.clone();
     for _ in 0..MAX_ANCESTORS {
-        if !atspi.states(&current).await?.has(atspi_state::SHOWING) {
+        if !atspi.states(&current).await?.has(atspi_state::SHOWING)
+            && (&current == obj || translate::hides_descendants(atspi.role(&current).await?))
+        {
             return Ok(false);
         }
         if &current == frame {

@@ -33,6 +33,8 @@ pub(crate) const SELECTION: &str = "org.a11y.atspi.Selection";
 pub(crate) const APPLICATION: &str = "org.a11y.atspi.Application";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// At most this many of an element's actions are named ([`Atspi::action_names`]).
+const MAX_ACTIONS: i32 = 16;
 /// Direct connections kept open after an action went through them ([`Atspi::retire_peer`]).
 const MAX_RETIRED: usize = 16;
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
@@ -225,6 +227,7 @@ impl Atspi {
         B: serde::Serialize + DynamicType,
     {
         CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::trace!(target: "cu_calls", "{iface}.{method} {}", obj.path.as_str());
         let peer = match route {
             Route::Direct => self
                 .peers
@@ -407,21 +410,19 @@ impl Atspi {
         }
     }
 
-    /// The names of an element's actions. `GetActions` is one call, but Chromium and Firefox
-    /// answer it with empty or mangled names (`""`, `";;"`); `GetName(i)` per action then gives the real ones.
+    /// The names of an element's actions: how many (`NActions`), then `GetName(i)` for each.
+    /// Never `GetActions`: Chromium and Firefox answer it with empty or mangled names (`""`,
+    /// `";;"`), and a fresh Firefox aborted while building its answer for a settings page's
+    /// check box (libdbus: invalid UTF-8 in the key bindings it adds).
     pub(crate) async fn action_names(&self, obj: &ObjRef) -> Result<Vec<String>> {
-        let actions: Vec<(String, String, String)> =
-            self.call(obj, ACTION, "GetActions", &()).await?;
-        let plausible = |name: &str| {
-            !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-'))
-        };
-        if actions.iter().all(|(name, _, _)| plausible(name)) {
-            return Ok(actions.into_iter().map(|(name, _, _)| name).collect());
-        }
-        let names = (0..actions.len() as i32)
+        let count = self.property(obj, ACTION, "NActions").await?;
+        let count = i32::try_from(count).map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("NActions on {}: unexpected reply: {e}", obj.path.as_str()),
+            )
+        })?;
+        let names = (0..count.clamp(0, MAX_ACTIONS))
             .map(|i| async move { self.call::<_, String>(obj, ACTION, "GetName", &(i,)).await });
         Ok(futures_util::future::join_all(names)
             .await
