@@ -3,7 +3,7 @@
 # wait until each is registered on AT-SPI. PIDs are appended to $STATE/pids (app_*), so
 # stop-desktop.sh ends them. Prints "KEY=PID" per app on stdout.
 # Apps: gtk3 gtk4 gtk4-dialog calc calc-he hebrew crash thunar kcalc chooser-gtk3 chooser-gtk4 chooser-qt5 chooser-kde lo-calc lo-writer zenity zenity-info zenity-entry mousepad featherpad qt5 qt6 biglist
-#       firefox firefox-page:FILE firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
+#       firefox firefox-page:FILE firefox-settings firefox-todo chromium chromium-todo chromium-controls chromium-delayed chromium-table chromium-page:FILE, outline:PROFILE/NAME (tests/fixtures/extract/*.outline as a GTK window)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 FIX="$(cd "$HERE/../../tests/fixtures" && pwd)"
@@ -59,6 +59,9 @@ for a in "${APPS[@]}"; do case $a in
               prof="$STATE/ffprof-${a#firefox-page:}"; mkdir -p "$prof"; cp "$FIX/firefox-user.js" "$prof/user.js"
               cp "$FIX/${a#firefox-page:}" "$STATE/web/"; rm -f "$prof/lock" "$prof/.parentlock"
               run "$a" firefox-esr --no-remote --new-instance --profile "$prof" "file://$STATE/web/${a#firefox-page:}" ;;
+  firefox-settings)  # Firefox's own settings page (markup we did not write), a fresh profile each time
+              prof="$STATE/ffprof-settings"; rm -rf "$prof"; mkdir -p "$prof"; cp "$FIX/firefox-user.js" "$prof/user.js"
+              run firefox-settings firefox-esr --no-remote --new-instance --profile "$prof" "about:preferences#privacy" ;;
   firefox-todo)  # the todo app active, the controls page in a background tab
               mkdir -p "$STATE/ffprof-todo"; cp "$FIX/firefox-user.js" "$STATE/ffprof-todo/user.js"
               cp "$FIX/todo.html" "$FIX/controls.html" "$STATE/web/"

@@ -7,6 +7,8 @@ Regressions covered: Firefox listed the page of a background tab over the visibl
 on it crashed Firefox); Chromium listed a dozen undrawn chrome controls; the counter read as "2" and
 " items left" in the wrong order; row checkboxes had no name."""
 import asyncio
+import os
+import pathlib
 import re
 import subprocess
 import time
@@ -122,3 +124,36 @@ async def test_regression_firefox_a_background_tabs_element_is_refused_not_click
         err, res = await call(client, "gui_action", {"window_id": wid, "state_id": state["state_id"],
                                                      "actions": [{"type": "click", "element_id": add}]})
         assert err and res["error"]["code"] == "ELEMENT_NOT_VISIBLE", res
+
+
+def settings_profile(desktop):
+    return os.environ.get("DESKENV_STATE_DIR", f"/tmp/deskenv-{desktop}") + "/ffprof-settings"
+
+
+async def test_firefox_settings_check_box_below_the_fold_by_its_label(server_env, apps, desktop):
+    """Firefox's own settings page, markup we did not write. Its check box "Send daily usage ping
+    to Mozilla" names an option: the gate judged it as "Send" and refused it; it lies below the
+    fold, where a click by label did not look; its fieldset is not SHOWING, so the live check
+    refused it as "no longer on screen"; and on a fresh Firefox the first press made it abort
+    (GetActions). Checked independently in the profile's prefs.js."""
+    prefs = pathlib.Path(settings_profile(desktop)) / "prefs.js"
+    pref = 'user_pref("datareporting.usage.uploadEnabled", false);'
+    apps.launch("firefox-settings")
+    async with Client(StdioServerParameters(command=BIN, args=[], env=server_env), read_timeout_seconds=60) as client:
+        win = await window_titled(client, "Settings")
+        wid = win["id"]
+        await eventually(client, wid, lambda t: "Permissions and data" in t, "the settings page", timeout=30)
+        err, res = await call(client, "click", {"app": wid, "target": "Permissions and data"})
+        assert not err, res
+        found = await eventually(client, wid, lambda t: "Send daily usage ping" in t, "the data section",
+                                 timeout=10, query="Send daily usage ping", all=True)
+        assert "offscreen" in found, found
+        err, res = await call(client, "click", {"app": wid, "target": "Send daily usage ping to Mozilla"})
+        assert not err, res
+        assert res["results"][0]["role"] == "check_box", res
+        async def written():
+            return prefs.exists() and pref in prefs.read_text()
+        await poll(written, "the pref written to prefs.js", timeout=15)
+        # It was the first press on this Firefox: still there.
+        err, res = await call(client, "gui_list", {})
+        assert any(w["id"] == wid for w in res["windows"]), res
