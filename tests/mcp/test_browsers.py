@@ -77,12 +77,15 @@ async def test_a_todo_app_driven_by_visible_text_in_both_browsers(server_env, ap
         outline = await eventually(client, wid, lambda t: "Write report" not in t and "Call the bank" in t,
                                    "the cleared list")
 
-        # The page alone: one group headed by the document, no chrome, the same ids twice, and
-        # an id from it acts on the page.
+        # The page alone: one group headed by the document, no chrome, the same ids as every
+        # observation, and an id from it acts on the page.
         pages = [await observe(client, wid, page=True) for _ in range(2)]
         page = pages[0]["outline"]
         assert pages[1]["outline"] == page, pages
-        assert re.search(r'^ e1 document "Todo app', page, re.M), page
+        assert re.search(r'^ e\d+ document "Todo app', page, re.M), page
+        # The same ids as the whole window's observation (they do not restart for the page).
+        row, _ = element(outline, "check_box", "Call the bank")
+        assert element(page, "check_box", "Call the bank")[0] == row, (outline, page)
         assert 'heading "Todo"' in page, page
         for chrome in ("Reload", "Back", "Address and search bar", "New Tab", "Close"):
             assert f'"{chrome}"' not in page, (chrome, page)
@@ -145,7 +148,7 @@ async def test_firefox_settings_check_box_below_the_fold_by_its_label(server_env
         await eventually(client, wid, lambda t: "Permissions and data" in t, "the settings page", timeout=30)
         err, res = await call(client, "click", {"app": wid, "target": "Permissions and data"})
         assert not err, res
-        found = await eventually(client, wid, lambda t: "Send daily usage ping" in t, "the data section",
+        found = await eventually(client, wid, lambda t: 'check_box "Send daily usage ping' in t, "the data section",
                                  timeout=10, query="Send daily usage ping", all=True)
         assert "offscreen" in found, found
         err, res = await call(client, "click", {"app": wid, "target": "Send daily usage ping to Mozilla"})

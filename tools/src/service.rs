@@ -13,6 +13,7 @@ use cu_core::model::element::{DesktopInstance, SnapshotOptions};
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::policy::safety::Gate;
 use cu_core::store::audit::AuditLog;
+use cu_core::store::kept_ids::IdStore;
 use cu_core::store::state_registry::{SavedState, StateRegistry};
 use cu_core::store::views::ViewStore;
 use cu_core::{Error, ErrorCode, Result};
@@ -28,6 +29,8 @@ pub struct Service {
     pub(crate) states: StateRegistry,
     /// The outlines of observations, for `since_state_id` and `gui_wait`.
     pub(crate) views: ViewStore,
+    /// The ids each window's elements were given, kept across observations.
+    pub(crate) ids: IdStore,
     pub(crate) audit: AuditLog,
     pub(crate) approvals: cu_core::store::approvals::Approvals,
     pub(crate) config: Config,
@@ -97,6 +100,7 @@ impl Service {
             gate: Gate::new(&config.extra_blocked_words()),
             states: StateRegistry::new(&config.sessions_dir),
             views: ViewStore::new(&config.sessions_dir),
+            ids: IdStore::new(&config.sessions_dir),
             audit: AuditLog::new(&config.sessions_dir, config.action_log_ttl_hours),
             approvals: cu_core::store::approvals::Approvals::new(&config.sessions_dir),
             model: ModelRuntime::new(&config),

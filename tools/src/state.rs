@@ -369,6 +369,25 @@ pub(crate) async fn observe_window(
     crate::state::record(service, window, &snapshot, req, &scoped, keep)
 }
 
+/// The ids elements keep: those the window's elements were given in every observation so far
+/// ([`cu_core::store::kept_ids`]), and over them those of `keep`, the observation a diff is
+/// measured against.
+fn kept_ids(
+    service: &Service,
+    window: &WindowId,
+    snapshot: &cu_core::model::element::Snapshot,
+    keep: Option<&View>,
+) -> std::collections::HashMap<String, String> {
+    let mut ids = service.ids.load(window, &service.issuer(&snapshot.desktop));
+    if let Some(keep) = keep {
+        cu_core::store::kept_ids::merge(
+            &mut ids,
+            keep.lines.iter().map(|l| (l.key(), l.id.as_str())),
+        );
+    }
+    ids
+}
+
 /// Renders `snapshot` as `req` asks, saves its state and view.
 pub(crate) fn record(
     service: &Service,
@@ -387,7 +406,7 @@ pub(crate) fn record(
             (false, false) => Place::None,
         },
         query: req.query.clone(),
-        keep_ids: keep.map(View::keep_ids).unwrap_or_default(),
+        keep_ids: kept_ids(service, window, snapshot, keep),
         table: scoped.table.clone(),
     };
     let started = std::time::Instant::now();
@@ -453,6 +472,7 @@ pub(crate) fn record(
         },
     };
     service.views.save(&view)?;
+    service.ids.remember(&view)?;
     tracing::debug!(
         ms = started.elapsed().as_secs_f64() * 1000.0,
         "rendered and saved"

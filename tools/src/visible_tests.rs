@@ -248,3 +248,69 @@ window "Todo - Browser" @0,0 400x300
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::ElementNotFound);
 }
+
+/// An element keeps its id in every kind of observation of its window, not only against a
+/// `since_state_id`: Firefox's settings tab was `e27` in a query's answer and `e73` with `all`.
+#[test]
+fn regression_ids_were_numbered_anew_by_each_kind_of_observation() {
+    // The first element lies above the window: `all` lists it first, and so numbered everything
+    // after it differently.
+    const SCROLLED: &str = r#"app: browser
+title: Page - Browser
+---
+window "Page - Browser" @0,0 400x300
+  button "Above the fold" @10,-400 90x30
+  button "Visible" @10,10 90x30
+  label "Status" @10,50 90x20
+  button "Below the fold" @10,420 90x30
+"#;
+    let lab = Lab::with_window(SCROLLED, Point::new(100, 100));
+    block_on(async {
+        let lab = &lab;
+        let observe = |all: bool, query: Option<&str>| {
+            let request = StateRequest {
+                window_id: lab.window.clone(),
+                all,
+                query: query.map(str::to_owned),
+                ..StateRequest::default()
+            };
+            async move { lab.service.gui_state(&request).await }
+        };
+        let status = observe(false, Some("Status")).await.unwrap();
+        let status_id = id_of(&status.outline, "Status");
+        let whole = observe(false, None).await.unwrap();
+        let visible_id = id_of(&whole.outline, "Visible");
+        let all = observe(true, None).await.unwrap();
+        assert_eq!(id_of(&all.outline, "Status"), status_id, "{}", all.outline);
+        assert_eq!(
+            id_of(&all.outline, "Visible"),
+            visible_id,
+            "{}",
+            all.outline
+        );
+        let below_id = id_of(&all.outline, "Below the fold");
+        let again = observe(false, Some("Visible")).await.unwrap();
+        assert_eq!(
+            id_of(&again.outline, "Visible"),
+            visible_id,
+            "{}",
+            again.outline
+        );
+        let again = observe(true, Some("Below the fold")).await.unwrap();
+        assert_eq!(
+            id_of(&again.outline, "Below the fold"),
+            below_id,
+            "{}",
+            again.outline
+        );
+        // No two elements share an id.
+        let ids: Vec<&str> = all
+            .outline
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.starts_with('e'))
+            .collect();
+        let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "{}", all.outline);
+    });
+}

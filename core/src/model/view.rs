@@ -2,8 +2,6 @@
 //! what changed ([`crate::model::changes`]): its lines by element, and the part of the window it
 //! covered.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::model::element::{DesktopInstance, ElementIdentity};
@@ -64,16 +62,6 @@ pub struct Scope {
     /// Rows of one table (not a base for a diff).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table: bool,
-}
-
-impl View {
-    /// The ids to keep when the same window is observed again.
-    pub fn keep_ids(&self) -> HashMap<String, String> {
-        self.lines
-            .iter()
-            .map(|l| (l.key().to_owned(), l.id.clone()))
-            .collect()
-    }
 }
 
 impl ViewLine {
