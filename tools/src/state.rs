@@ -355,19 +355,35 @@ pub(crate) async fn observe_window(
     };
     let snapshot = service.backend.snapshot(window, &options).await?;
     if req.page {
-        let page = snapshot.page().ok_or_else(|| {
-            Error::new(
+        let Some(page) = snapshot.page() else {
+            let covered = service.backend.covered(window).await.unwrap_or(false);
+            return Err(Error::new(
                 ErrorCode::ElementNotFound,
                 format!("window {window} shows no web page (no document on screen)"),
             )
-            .with_suggestion("Observe the window without page, or open the page first.")
-        })?;
+            .with_suggestion(if covered {
+                COVERED
+            } else {
+                "Observe the window without page, or open the page first."
+            }));
+        };
         let scoped = Scoped { subtree, table };
         return crate::state::record(service, window, &page, req, &scoped, keep);
     }
     let scoped = Scoped { subtree, table };
-    crate::state::record(service, window, &snapshot, req, &scoped, keep)
+    let mut recorded = crate::state::record(service, window, &snapshot, req, &scoped, keep)?;
+    // Nothing on screen although the window has elements: a browser stops reporting what another
+    // window covers as showing, and the agent would read an empty window.
+    let hidden = snapshot.nodes.len() > 1 && recorded.result.elements == 0;
+    if hidden && service.backend.covered(window).await.unwrap_or(false) {
+        recorded.result.outline.push_str(&format!("… {COVERED}\n"));
+    }
+    Ok(recorded)
 }
+
+/// What an observation says of a covered window whose elements are not shown.
+const COVERED: &str = "another window covers this one, and its application does not show \
+     what is covered: gui_window op=\"focus\" brings it to the front, then observe it again.";
 
 /// The ids elements keep: those the window's elements were given in every observation so far
 /// ([`cu_core::store::kept_ids`]), and over them those of `keep`, the observation a diff is

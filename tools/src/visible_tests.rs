@@ -314,3 +314,50 @@ window "Page - Browser" @0,0 400x300
         assert_eq!(unique.len(), ids.len(), "{}", all.outline);
     });
 }
+
+/// A browser stops reporting what another window covers as showing: the observation listed no
+/// element and did not say why (nor did `page`'s refusal).
+#[test]
+fn regression_a_covered_browser_window_read_as_empty_without_a_word() {
+    const COVERED: &str = r#"app: browser
+title: Todo - Browser
+---
+window "Todo - Browser" @0,0 400x300
+  button "Reload" @10,10 90x30 [offscreen]
+  document "Todo" @0,50 400x250 [offscreen]
+    button "Add" @10,60 90x30 [offscreen]
+"#;
+    const ABOVE: &str = r#"app: editor
+title: Notes - Editor
+---
+window "Notes - Editor" @0,0 300x200
+  button "Save" @10,10 90x30
+"#;
+    let lab = Lab::with_window(COVERED, Point::new(100, 100));
+    block_on(async {
+        let state = lab.observe_all(false).await;
+        assert!(!state.outline.contains("covers"), "{}", state.outline);
+        lab.backend
+            .open(ABOVE, Point::new(150, 150))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let state = lab.observe_all(false).await;
+        assert!(
+            state.outline.contains("another window covers this one")
+                && state.outline.contains("op=\"focus\""),
+            "{}",
+            state.outline
+        );
+        let page = lab
+            .service
+            .gui_state(&StateRequest {
+                window_id: lab.window.clone(),
+                page: true,
+                ..StateRequest::default()
+            })
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("a page with nothing on screen"));
+        assert_eq!(page.code, ErrorCode::ElementNotFound);
+        assert!(page.suggestion.contains("op=\"focus\""), "{page:?}");
+    });
+}

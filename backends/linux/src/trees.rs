@@ -27,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions, Truncation};
+use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions, State, Truncation};
 use cu_core::model::geometry::Rect;
 use cu_core::model::role::Role;
 use cu_core::model::window::WindowInfo;
@@ -59,7 +59,8 @@ pub struct Held {
 }
 
 /// The elements of `nodes` (pre-order, parents before children) inside a document, with their
-/// places.
+/// places, except those the toolkit says are not drawn (marked offscreen by the walk, their
+/// places not read): one that comes to be drawn says so with an event.
 fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
     let mut inside = vec![false; nodes.len()];
     let mut places = Vec::new();
@@ -69,7 +70,7 @@ fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
             .and_then(|p| inside.get(p as usize).copied())
             .unwrap_or(false);
         inside[i] = parent_inside || node.role == Role::Document;
-        if inside[i] {
+        if inside[i] && !node.states.contains(State::Offscreen) {
             places.push((node.identity.clone(), node.bounds));
         }
     }
@@ -258,6 +259,12 @@ mod tests {
             ),
             node(Role::Link, ":1.5|/a", 3, Some(Rect::new(5, 40, 50, 10))),
             node(Role::Paragraph, ":1.5|/p", 3, None),
+            {
+                // Not drawn (a background tab's element): its place was not read.
+                let mut hidden = node(Role::Button, ":1.5|/hidden", 3, None);
+                hidden.states.insert(State::Offscreen);
+                hidden
+            },
         ]);
         trees.keep(page, Instant::now());
         let held = trees

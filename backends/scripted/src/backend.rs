@@ -285,6 +285,21 @@ impl Backend for Scripted {
         Ok(())
     }
 
+    async fn covered(&self, window: &WindowId) -> Result<bool> {
+        // Windows opened later lie above the ones before them.
+        let w = self.world();
+        let at = w
+            .windows
+            .iter()
+            .position(|x| &x.info.id == window)
+            .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "no such window"))?;
+        let bounds = w.windows[at].info.bounds;
+        Ok(w.windows[at + 1..].iter().any(|above| {
+            above.info.pid != w.windows[at].info.pid
+                && matches!((above.info.bounds, bounds), (Some(a), Some(b)) if a.intersection(&b).is_some())
+        }))
+    }
+
     async fn read_clipboard(&self) -> Result<String> {
         Ok(self.world().clipboard.clone())
     }

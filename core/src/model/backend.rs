@@ -395,6 +395,13 @@ pub trait Backend: Send + Sync {
     /// Brings `window` to the front and gives it focus.
     async fn activate(&self, window: &WindowId) -> Result<()>;
 
+    /// Whether another application's window lies over part of `window` now (browsers stop
+    /// drawing, and so stop reporting as showing, what is covered). `false` where the platform
+    /// does not say (the default).
+    async fn covered(&self, _window: &WindowId) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Whether coordinate input can reach `window` now, at the size it had when observed
     /// (`observed`; a window resized since answers `WINDOW_MOVED`). Where window positions are
     /// unknown (Wayland) the backend must find the window first; the service asks before an

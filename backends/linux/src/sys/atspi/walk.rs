@@ -78,6 +78,8 @@ struct Fetched {
     /// The node's place among its parent's children (replies arrive in any order).
     ordinal: u32,
     depth: u32,
+    /// Its children are not drawn because it is not ([`translate::hides_descendants`]).
+    hides: bool,
     node: Node,
     children: Vec<ObjRef>,
     omitted_children: u32,
@@ -89,6 +91,8 @@ struct Pending {
     /// The node's place among its parent's children.
     ordinal: u32,
     depth: u32,
+    /// An ancestor that is not drawn hides it ([`Fetched::hides`]): its place is not asked.
+    hidden: bool,
 }
 
 /// Walks the subtree under `root`.
@@ -142,6 +146,7 @@ pub(crate) async fn walk(
         parent: None,
         ordinal: 0,
         depth: 0,
+        hidden: false,
     });
 
     loop {
@@ -218,6 +223,7 @@ pub(crate) async fn walk(
                     parent: Some(index),
                     ordinal,
                     depth: fetched.depth + 1,
+                    hidden: fetched.hides,
                 });
             }
         }
@@ -389,19 +395,26 @@ async fn fetch_inner(
 ) -> Result<Fetched> {
     let read_text = opts.read_text;
     let obj = &p.obj;
-    // Round 1: what the node is (only the extents when the bulk items said the rest).
+    let unplaced = || {
+        Err(cu_core::Error::new(
+            cu_core::ErrorCode::NotSupported,
+            "not drawn",
+        ))
+    };
+    // Round 1: what the node is (only the extents when the bulk items said the rest). What is
+    // not drawn has no place worth asking: an element a hiding ancestor holds (a closed menu's
+    // items: two thirds of an empty LibreOffice Writer window's elements), one the toolkit says
+    // is not showing, GTK 4's hidden widgets (other stack pages). It is offscreen all the same
+    // (`translate::states`, `drawn.rs`).
     let (name, description, toolkit_id, child_count, atspi_role, states, ifaces, extents) =
         match cached {
             Some(c) => {
-                // GTK 4 keeps hidden widgets (other stack pages) in the tree: they have no place
-                // on screen, so their extents are not asked for.
-                let hidden = placement.toolkit.window_relative_extents
-                    && !c.states.has(atspi_state::VISIBLE);
+                let hidden = p.hidden
+                    || (placement.toolkit.window_relative_extents
+                        && !c.states.has(atspi_state::VISIBLE))
+                    || (placement.toolkit.reports_showing && !c.states.has(atspi_state::SHOWING));
                 let extents = if hidden {
-                    Err(cu_core::Error::new(
-                        cu_core::ErrorCode::NotSupported,
-                        "hidden",
-                    ))
+                    unplaced()
                 } else {
                     atspi.extents(obj).await
                 };
@@ -423,7 +436,13 @@ async fn fetch_inner(
                     atspi.role(obj),
                     atspi.states(obj),
                     atspi.call::<_, Vec<String>>(obj, ACCESSIBLE, "GetInterfaces", &()),
-                    atspi.extents(obj),
+                    async {
+                        if p.hidden {
+                            unplaced()
+                        } else {
+                            atspi.extents(obj).await
+                        }
+                    },
                 );
                 let props = props?;
                 let child_count = props
@@ -562,10 +581,17 @@ async fn fetch_inner(
         }
         _ => None,
     };
+    // What it holds is hidden with it when it is not drawn and is the kind that hides (a menu,
+    // a document, a tab), not a grouping (Firefox leaves its fieldsets without SHOWING).
+    let hides = p.hidden
+        || (placement.toolkit.reports_showing
+            && !states.has(atspi_state::SHOWING)
+            && translate::hides_descendants(atspi_role));
     Ok(Fetched {
         parent: p.parent,
         ordinal: p.ordinal,
         depth: p.depth,
+        hides,
         node,
         children,
         omitted_children,

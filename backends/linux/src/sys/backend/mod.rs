@@ -280,6 +280,18 @@ impl Backend for LinuxBackend {
         Ok(image)
     }
 
+    async fn covered(&self, window: &WindowId) -> Result<bool> {
+        let c = self.connected().await?;
+        if !matches!(c.input, InputPath::X11(_)) {
+            return Ok(false);
+        }
+        let (x, entry, xid) = c.x_target(window, "look at").await?;
+        let Some(bounds) = entry.info.bounds else {
+            return Ok(false);
+        };
+        blocking(move || x.covering_window(xid, bounds).map(|w| w.is_some())).await
+    }
+
     async fn element_at(&self, window: &WindowId, at: Point) -> Result<Probe> {
         let c = self.connected().await?;
         let entry = c.live_entry(window).await?;

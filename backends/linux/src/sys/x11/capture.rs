@@ -70,7 +70,7 @@ impl X11 {
     }
     /// A mapped window of another client stacked above `id`'s top-level frame that overlaps
     /// `bounds`. The app's own popups and tooltips (same X client) draw its pixels, not others'.
-    pub(super) fn covering_window(&self, id: Window, bounds: Rect) -> Result<Option<Window>> {
+    pub(crate) fn covering_window(&self, id: Window, bounds: Rect) -> Result<Option<Window>> {
         let mask = self.conn.setup().resource_id_mask;
         let client = |w: Window| w & !mask;
         let top = self.toplevel_of(id)?;
