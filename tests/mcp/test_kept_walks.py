@@ -52,6 +52,24 @@ def y_seen_by_pyatspi(pid, name):
     return out.stdout.strip()
 
 
+# The text of the field (role entry) named NAME in application PID, live: a page's <label> of
+# the same name comes first in the tree.
+PYATSPI_FIELD = """
+import sys, pyatspi
+pid, name = int(sys.argv[1]), sys.argv[2]
+app = next(a for a in pyatspi.Registry.getDesktop(0) if a is not None and a.get_process_id() == pid)
+hit = pyatspi.findDescendant(app, lambda a: a is not None and a.name == name and a.getRoleName() == "entry")
+t = hit.queryText()
+print(t.getText(0, t.characterCount))
+"""
+
+
+def field_text_seen_by_pyatspi(pid, name):
+    out = subprocess.run(["/usr/bin/python3", "-c", PYATSPI_FIELD, str(pid), name],
+                         capture_output=True, text=True, timeout=20)
+    return out.stdout.strip()
+
+
 def entry_line(outline):
     return next(line for line in outline.splitlines() if '"Name entry"' in line)
 
@@ -167,3 +185,32 @@ async def test_regression_an_inner_region_scrolled_on_a_kept_page_is_read_again(
         before, after, outline = await scrolled_then_observed(client, w, pid, "Region row 1", (x + 80, y))
         assert after != before, outline
         assert heading in outline, outline
+
+
+async def test_a_kept_page_with_text_typed_from_outside_shows_each_letter(connect, apps):
+    """Issue 41: after the first letter (an element comes: a walk), each letter typed into a web
+    page's field changes that one element; the kept walk reads it again instead of walking the
+    window, and the very next observation must show every letter, as pyatspi reads it."""
+    pid = apps.launch("firefox-todo")
+    async with connect() as client:
+        w = await window_of(client, pid, timeout=40)
+        xid = str(int(w["id"].split(":", 1)[1], 16))
+
+        async def page_ready():
+            state = await observe(client, w["id"], points=True)
+            return "New item" in state["outline"] and state
+        state = await poll(page_ready, "the todo page", timeout=30)
+        _, (x, y) = element(state["outline"], "text_input", "New item")
+        xdotool("windowactivate", "--sync", xid)
+        xdotool("mousemove", "--window", xid, str(x), str(y), "click", "1")
+        typed = ""
+        for letter in "kept":
+            xdotool("type", letter)
+            typed += letter
+
+            async def seen():
+                return field_text_seen_by_pyatspi(pid, "New item") == typed
+            await poll(seen, f"pyatspi reading {typed!r}", timeout=15)
+            after = await observe(client, w["id"])
+            line = next(l for l in after["outline"].splitlines() if '"New item"' in l)
+            assert f'="{typed}"' in line, after["outline"]

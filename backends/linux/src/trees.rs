@@ -48,6 +48,79 @@ pub struct Kept {
 /// A walk's nodes in pre-order and what it left out.
 pub type Walk = (Vec<Node>, Option<Truncation>);
 
+/// One event as the change log keeps it (`sys/atspi/counts.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logged {
+    /// The interface's last part ("Object", "Window", "Focus").
+    pub kind: String,
+    /// The signal ("StateChanged", "PropertyChange", "ChildrenChanged"…).
+    pub member: String,
+    /// Its first argument ("focused", "accessible-name", "add"…).
+    pub detail: String,
+    /// The element's object path.
+    pub path: String,
+}
+
+/// Most elements read again instead of walking the window.
+pub const MAX_READ_AGAIN: usize = 64;
+
+/// States whose change touches the element alone: not what is drawn (showing, visible), not
+/// whether it holds more (expanded, collapsed), not its life (defunct).
+const OWN_STATES: &[&str] = &[
+    "focused",
+    "checked",
+    "pressed",
+    "armed",
+    "selected",
+    "indeterminate",
+    "enabled",
+    "sensitive",
+    "active",
+    "editable",
+    "read-only",
+    "busy",
+    "invalid-entry",
+    "required",
+    "focusable",
+    "selectable",
+];
+
+/// The elements of a kept walk (`nodes`, of the application at `bus`) to read again so that it
+/// says what a walk would, given the events the application sent since it (`events`, oldest
+/// first): each event's element, when every event changed one element's own name, description,
+/// value, text or state ([`OWN_STATES`]) and that element is in the walk. `None` means walk the
+/// window: an element came or went, something was drawn or hidden, a window opened, an event
+/// named an element the walk does not hold, or more than [`MAX_READ_AGAIN`] elements changed.
+/// Where everything else now is, the caller confirms (a longer label moves its neighbours without
+/// an event).
+pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<usize>> {
+    let own = |e: &Logged| match (e.kind.as_str(), e.member.as_str()) {
+        ("Object", "PropertyChange") => matches!(
+            e.detail.as_str(),
+            "accessible-name" | "accessible-description" | "accessible-value"
+        ),
+        ("Object", "TextChanged") => true,
+        ("Object", "StateChanged") => OWN_STATES.contains(&e.detail.as_str()),
+        ("Window", "Activate" | "Deactivate") | ("Focus", _) => true,
+        _ => false,
+    };
+    let mut found: Vec<usize> = Vec::new();
+    for event in events {
+        if !own(event) {
+            return None;
+        }
+        let identity = format!("{bus}|{}", event.path);
+        let index = nodes.iter().position(|n| n.identity.0 == identity)?;
+        if !found.contains(&index) {
+            found.push(index);
+        }
+        if found.len() > MAX_READ_AGAIN {
+            return None;
+        }
+    }
+    Some(found)
+}
+
 /// A kept walk that holds so far, and what the caller must still confirm.
 #[derive(Debug, Clone)]
 pub struct Held {
@@ -75,6 +148,17 @@ fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
         }
     }
     places
+}
+
+/// Whether `kept` was asked for the same elements as `options` asks: the same options but for
+/// the time budget (a walk cut short by time is never kept) and whether it may be reused (the
+/// gate's and the effect checks' live walks serve the next observation).
+fn same_ask(kept: &Kept, options: &SnapshotOptions) -> bool {
+    SnapshotOptions {
+        reuse: options.reuse,
+        time_budget_ms: options.time_budget_ms,
+        ..kept.options.clone()
+    } == *options
 }
 
 /// Where a window was last described, and when that place was first seen after another
@@ -127,21 +211,30 @@ impl KeptWalk {
         self.kept.is_some()
     }
 
+    /// The kept walk and its application's event count when it began, if only that count
+    /// differs from `count` (asked with `options`, the window described as `window` now): the
+    /// events between may say what to read again ([`read_again`]).
+    pub fn behind(
+        &self,
+        window: &WindowInfo,
+        options: &SnapshotOptions,
+        count: u64,
+    ) -> Option<(u64, Walk)> {
+        let kept = self.kept.as_ref()?;
+        (options.reuse && kept.count < count && same_ask(kept, options) && &kept.window == window)
+            .then(|| (kept.count, kept.walk.clone()))
+    }
+
     /// The kept walk if it still holds: asked with `options`, the window described as `window`
     /// now, its application's event count `count` now; the places of its documents' elements
     /// are for the caller to confirm.
     pub fn get(&self, window: &WindowInfo, options: &SnapshotOptions, count: u64) -> Option<Held> {
         let kept = self.kept.as_ref()?;
-        let same_options = SnapshotOptions {
-            reuse: options.reuse,
-            ..kept.options.clone()
-        } == *options;
-        (options.reuse && kept.count == count && same_options && &kept.window == window).then(
-            || Held {
+        (options.reuse && kept.count == count && same_ask(kept, options) && &kept.window == window)
+            .then(|| Held {
                 places: document_places(&kept.walk.0),
                 walk: kept.walk.clone(),
-            },
-        )
+            })
     }
 }
 
@@ -288,5 +381,79 @@ mod tests {
         trees.keep(kept(4), Instant::now());
         let plain = trees.get(&window(0, "Fixture"), &options, 4);
         assert_eq!(plain.map(|h| h.places.len()), Some(0));
+    }
+
+    fn logged(member: &str, detail: &str, path: &str) -> Logged {
+        Logged {
+            kind: "Object".into(),
+            member: member.into(),
+            detail: detail.into(),
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn events_that_change_one_element_each_name_what_to_read_again() {
+        let node = |path: &str| Node::new(Role::Button, ElementIdentity(format!(":1.5|{path}")));
+        let nodes = vec![node("/frame"), node("/entry"), node("/ok")];
+        let typed = [
+            logged("TextChanged", "insert", "/entry"),
+            logged("PropertyChange", "accessible-value", "/entry"),
+            logged("StateChanged", "focused", "/ok"),
+            logged("TextChanged", "insert", "/entry"),
+        ];
+        assert_eq!(read_again(&nodes, ":1.5", &typed), Some(vec![1, 2]));
+        assert_eq!(read_again(&nodes, ":1.5", &[]), Some(vec![]));
+        // Something came or went, was drawn or hidden, or is not in the walk: walk again.
+        for walk in [
+            logged("ChildrenChanged", "add", "/frame"),
+            logged("StateChanged", "showing", "/ok"),
+            logged("StateChanged", "expanded", "/ok"),
+            logged("StateChanged", "focused", "/popup-item"),
+            logged("BoundsChanged", "", "/ok"),
+        ] {
+            assert_eq!(
+                read_again(&nodes, ":1.5", std::slice::from_ref(&walk)),
+                None,
+                "{walk:?}"
+            );
+        }
+        // Another application's element of the same path is not this one.
+        assert_eq!(read_again(&nodes, ":1.6", &typed[..1]), None);
+        // Too many elements changed: walking is cheaper.
+        let many: Vec<Node> = (0..=MAX_READ_AGAIN + 1)
+            .map(|i| node(&format!("/{i}")))
+            .collect();
+        let events: Vec<Logged> = (0..=MAX_READ_AGAIN + 1)
+            .map(|i| logged("StateChanged", "checked", &format!("/{i}")))
+            .collect();
+        assert_eq!(read_again(&many, ":1.5", &events), None);
+    }
+
+    #[test]
+    fn a_kept_walk_behind_by_events_is_given_with_its_count_and_not_for_another_ask() {
+        let mut trees = KeptWalk::default();
+        let options = SnapshotOptions {
+            reuse: true,
+            ..SnapshotOptions::default()
+        };
+        // Kept from the effect check's live walk, with its own time budget.
+        let mut live = kept(3);
+        live.options.time_budget_ms = 1500;
+        trees.keep(live, Instant::now());
+        assert!(trees.get(&window(0, "Fixture"), &options, 3).is_some());
+        assert_eq!(
+            trees
+                .behind(&window(0, "Fixture"), &options, 5)
+                .map(|(count, _)| count),
+            Some(3)
+        );
+        assert!(trees.behind(&window(0, "Fixture"), &options, 3).is_none());
+        assert!(trees.behind(&window(5, "Fixture"), &options, 5).is_none());
+        let deeper = SnapshotOptions {
+            max_depth: Some(4),
+            ..options.clone()
+        };
+        assert!(trees.behind(&window(0, "Fixture"), &deeper, 5).is_none());
     }
 }

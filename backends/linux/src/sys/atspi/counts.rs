@@ -29,9 +29,18 @@ const BARRIER_PATH: &str = "/dev/mcp_computer_use/barrier";
 /// Signals waiting for the counting task (which takes them at once).
 const QUEUE: usize = 1024;
 
-/// Event counts per application, and how far the counting task has read.
+/// The last events each application sent, at most this many (older ones are forgotten; a
+/// kept walk further behind is walked again).
+const MAX_LOGGED: usize = 256;
+
+pub(crate) use crate::trees::Logged;
+
+/// Event counts per application, the last events of each, and how far the counting task has
+/// read.
 pub(crate) struct Changes {
     counts: Mutex<HashMap<String, u64>>,
+    /// Per application, its last [`MAX_LOGGED`] events, the latest last.
+    logs: Mutex<HashMap<String, std::collections::VecDeque<Logged>>>,
     /// The last barrier sent.
     sent: std::sync::atomic::AtomicU64,
     /// The last barrier the counting task read; closed when the task ends.
@@ -49,6 +58,7 @@ impl Default for Changes {
         let (reached, read) = tokio::sync::watch::channel(0);
         Changes {
             counts: Mutex::default(),
+            logs: Mutex::default(),
             sent: Default::default(),
             read,
             reached,
@@ -73,10 +83,34 @@ impl Changes {
         self.running.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    fn bump(&self, bus: &str) {
+    fn bump(&self, bus: &str, event: Logged) {
+        // The log is held while the count moves: [`Changes::since`] sees both or neither.
+        let mut logs = self.logs.lock().ok();
+        if let Some(logs) = logs.as_mut() {
+            let log = logs.entry(bus.to_owned()).or_default();
+            if log.len() >= MAX_LOGGED {
+                log.pop_front();
+            }
+            log.push_back(event);
+        }
         if let Ok(mut counts) = self.counts.lock() {
             *counts.entry(bus.to_owned()).or_insert(0) += 1;
         }
+        drop(logs);
+    }
+
+    /// The events the application at `bus` sent after its count was `since`, oldest first, up
+    /// to its count `now`; `None` when some of them are no longer logged.
+    pub(crate) fn since(&self, bus: &str, since: u64, now: u64) -> Option<Vec<Logged>> {
+        let wanted = usize::try_from(now.checked_sub(since)?).ok()?;
+        let logs = self.logs.lock().ok()?;
+        let log = logs.get(bus)?;
+        // Events counted after `now` were logged too: they are left out from the end.
+        let current = self.counts.lock().ok()?.get(bus).copied()?;
+        let after = usize::try_from(current.checked_sub(now)?).ok()?;
+        let end = log.len().checked_sub(after)?;
+        let start = end.checked_sub(wanted)?;
+        Some(log.range(start..end).cloned().collect())
     }
 }
 
@@ -132,7 +166,18 @@ impl Atspi {
                         value,
                     });
                     if !said.is_some_and(|said| repeats.is_repeat(said)) {
-                        changes.bump(sender.as_str());
+                        let logged = Logged {
+                            kind: interface
+                                .as_str()
+                                .trim_start_matches("org.a11y.atspi.Event.")
+                                .to_owned(),
+                            member: header.member().map(|m| m.to_string()).unwrap_or_default(),
+                            detail: super::watch::event_args(&message)
+                                .map(|(detail, ..)| detail)
+                                .unwrap_or_default(),
+                            path: header.path().map(|p| p.to_string()).unwrap_or_default(),
+                        };
+                        changes.bump(sender.as_str(), logged);
                     }
                 }
             }
@@ -272,5 +317,42 @@ mod tests {
         assert!(!repeats.is_repeat(said("/pane", "Home")));
         // Another element's announcement is its own.
         assert!(!repeats.is_repeat(said("/other", "Home")));
+    }
+
+    fn event(path: &str) -> Logged {
+        Logged {
+            kind: "Object".into(),
+            member: "TextChanged".into(),
+            detail: "insert".into(),
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn the_events_since_a_count_are_given_while_they_are_all_logged() {
+        let changes = Changes::default();
+        for i in 0..5 {
+            changes.bump(":1.7", event(&format!("/{i}")));
+        }
+        changes.bump(":1.8", event("/other"));
+        let paths = |events: Option<Vec<Logged>>| {
+            events.map(|e| e.into_iter().map(|e| e.path).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            paths(changes.since(":1.7", 2, 5)),
+            Some(vec!["/2".into(), "/3".into(), "/4".into()])
+        );
+        // Up to a count read earlier: the events after it are left out.
+        assert_eq!(
+            paths(changes.since(":1.7", 2, 4)),
+            Some(vec!["/2".into(), "/3".into()])
+        );
+        assert_eq!(paths(changes.since(":1.7", 5, 5)), Some(vec![]));
+        // Forgotten: more than the log holds.
+        for i in 0..MAX_LOGGED {
+            changes.bump(":1.7", event(&format!("/later{i}")));
+        }
+        assert_eq!(changes.since(":1.7", 2, 5 + MAX_LOGGED as u64), None);
+        assert_eq!(changes.since(":1.9", 0, 1), None);
     }
 }

@@ -253,6 +253,27 @@ pub(crate) async fn walk(
     ))
 }
 
+/// One element read again as a walk reads it (no bulk items): the element without its place in
+/// the tree, and its children as the application lists them now. `hidden`: an ancestor that is
+/// not drawn holds it (its place is not asked).
+pub(crate) async fn read_one(
+    atspi: &Atspi,
+    obj: ObjRef,
+    placement: Placement,
+    opts: &SnapshotOptions,
+    hidden: bool,
+) -> Result<(Node, Vec<ObjRef>)> {
+    let pending = Pending {
+        obj,
+        parent: None,
+        ordinal: 0,
+        depth: 0,
+        hidden,
+    };
+    let fetched = fetch_inner(atspi, pending, placement, opts, None).await?;
+    Ok((fetched.node, fetched.children))
+}
+
 type FetchResult = std::result::Result<Fetched, (Option<u32>, cu_core::Error)>;
 
 async fn fetch(

@@ -1,25 +1,41 @@
-//! Answering an observation from the window's kept walk ([`crate::trees`]): only when its
+//! Answering an observation from the window's kept walk ([`crate::trees`]): as it is when its
 //! application sent no event since, the window system describes the window as it was, and
-//! every element of its documents is where the walk saw it.
+//! every element of its documents is where the walk saw it; with the elements the events name
+//! read again when each event changed one element's own name, value, text or state and every
+//! other element drawn is where the walk saw it.
 
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
 
+use cu_core::model::element::State;
+
 use super::connected::{Connected, InputPath, CAUGHT_UP};
 use super::state::WindowEntry;
-use crate::sys::atspi::ObjRef;
-use crate::trees::Walk;
+use crate::sys::atspi::{walk, ObjRef};
+use crate::trees::{read_again, Kept, Walk};
+
+/// How an observation was answered from a kept walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FromKept {
+    /// As it was: nothing changed since.
+    Unchanged,
+    /// With this many elements read again, as the application's events named them.
+    ReadAgain(usize),
+}
 
 impl Connected {
     /// The kept walk of `window` (see [`crate::trees`]) if its application sent no event since
-    /// it began and X11 describes the window as it was, with the entry described now. `None`
-    /// means walk: nothing kept, the window changed, or the counts could not be proven current.
+    /// it began, or only events that change one element each ([`read_again`]: those elements
+    /// are read again), and X11 describes the window as it was, with the entry described now.
+    /// `None` means walk: nothing kept, the window changed, or the counts could not be proven
+    /// current.
     pub(super) async fn kept_walk(
         &self,
         window: &WindowId,
         options: &SnapshotOptions,
-    ) -> Option<(WindowEntry, Walk)> {
+    ) -> Option<(WindowEntry, Walk, FromKept)> {
+        let started = std::time::Instant::now();
         if !options.reuse || !self.windows.holds_kept(window) {
             return None;
         }
@@ -43,11 +59,106 @@ impl Connected {
         self.windows
             .described(&entry.info, std::time::Instant::now());
         let count = self.atspi.changes.count(&bus)?;
-        let held = self.windows.kept(&entry.info, options, count)?;
-        if !self.still_placed(window, &entry, &held.places).await {
+        if let Some(held) = self.windows.kept(&entry.info, options, count) {
+            if !self.still_placed(window, &entry, &held.places).await {
+                return None;
+            }
+            return Some((entry, held.walk, FromKept::Unchanged));
+        }
+        let (since, walk) = self.windows.kept_behind(&entry.info, options, count)?;
+        let Some(events) = self.atspi.changes.since(&bus, since, count) else {
+            tracing::debug!(
+                events = count - since,
+                "kept walk behind: events no longer logged"
+            );
+            return None;
+        };
+        let Some(again) = read_again(&walk.0, &bus, &events) else {
+            tracing::debug!(
+                events = events.len(),
+                all = ?events,
+                "kept walk behind: an event changed more than one element"
+            );
+            return None;
+        };
+        let walk = self
+            .read_elements_again(window, &entry, walk, &again, options)
+            .await?;
+        self.windows.keep(
+            Kept {
+                options: options.clone(),
+                window: entry.info.clone(),
+                count,
+                walk: walk.clone(),
+            },
+            started,
+        );
+        Some((entry, walk, FromKept::ReadAgain(again.len())))
+    }
+
+    /// `walk` with the elements at `again` read again, if each still holds the children the walk
+    /// saw and every other element drawn is where the walk saw it (a longer label moves its
+    /// neighbours without an event); `None` means walk the window.
+    async fn read_elements_again(
+        &self,
+        window: &WindowId,
+        entry: &WindowEntry,
+        (mut nodes, truncation): Walk,
+        again: &[usize],
+        options: &SnapshotOptions,
+    ) -> Option<Walk> {
+        let placement = entry.placement();
+        let reads = again.iter().map(|&i| {
+            let obj = nodes
+                .get(i)
+                .and_then(|n| ObjRef::from_identity(&n.identity).ok());
+            async move {
+                walk::read_one(&self.atspi, obj?, placement, options, false)
+                    .await
+                    .ok()
+            }
+        });
+        let places: Vec<(ElementIdentity, Option<Rect>)> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                !again.contains(i) && n.bounds.is_some() && !n.states.contains(State::Offscreen)
+            })
+            .map(|(_, n)| (n.identity.clone(), n.bounds))
+            .collect();
+        let (read, placed, wrong) = futures_util::join!(
+            futures_util::future::join_all(reads),
+            self.still_placed(window, entry, &places),
+            self.misplaced_now(window)
+        );
+        if !placed {
             return None;
         }
-        Some((entry, held.walk))
+        for (&i, read) in again.iter().zip(read) {
+            let (mut node, children) = read?;
+            let kept = nodes.get(i)?;
+            let same_children = kept.omitted_children == 0
+                && kept.children.len() == children.len()
+                && kept.children.iter().zip(&children).all(|(k, c)| {
+                    nodes
+                        .get(*k as usize)
+                        .is_some_and(|k| k.identity == c.identity())
+                });
+            if !same_children {
+                return None;
+            }
+            // Where LibreOffice reports its pane a menu bar too high, moved as the walk moved it.
+            if let (Some(wrong), Some(bounds)) = (wrong.as_deref(), node.bounds.as_mut()) {
+                if wrong.moved(&node.identity) {
+                    bounds.y += wrong.by;
+                }
+            }
+            node.parent = kept.parent;
+            node.children = kept.children.clone();
+            node.omitted_children = kept.omitted_children;
+            nodes[i] = node;
+        }
+        Some((nodes, truncation))
     }
     /// Whether every one of `places` (a document's elements) is where its kept walk saw it: the
     /// same extents, placed as a walk places them now (moved down as the walk moved them where

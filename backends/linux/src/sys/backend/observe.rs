@@ -23,11 +23,12 @@ impl Connected {
     ) -> Result<Snapshot> {
         let c = self;
         let started = std::time::Instant::now();
-        if let Some((entry, walk)) = c.kept_walk(window, options).await {
+        if let Some((entry, walk, how)) = c.kept_walk(window, options).await {
             tracing::debug!(
                 total_ms = started.elapsed().as_secs_f64() * 1000.0,
                 nodes = walk.0.len(),
-                "snapshot kept: no event since the last walk"
+                ?how,
+                "snapshot from the kept walk"
             );
             return Ok(Snapshot::new(entry.info, c.desktop.clone(), walk, started));
         }

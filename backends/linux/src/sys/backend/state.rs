@@ -160,6 +160,18 @@ impl WindowMap {
         self.with(window, |s| s.kept.holds()).unwrap_or(false)
     }
 
+    /// The kept walk of `window` and its event count, if only that count is behind (see
+    /// [`KeptWalk::behind`]).
+    pub(super) fn kept_behind(
+        &self,
+        window: &WindowInfo,
+        options: &SnapshotOptions,
+        count: u64,
+    ) -> Option<(u64, crate::trees::Walk)> {
+        self.with(&window.id, |s| s.kept.behind(window, options, count))
+            .flatten()
+    }
+
     /// The kept walk of `window` if it still holds (see [`KeptWalk::get`]).
     pub(super) fn kept(
         &self,
