@@ -96,7 +96,9 @@ pub struct StateResult {
     /// With since_state_id: how many lines were added, changed, removed, and stayed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeCount>,
-    /// Set when the walk stopped early.
+/// How the window was read and how long the observation took.
+    pub read: ReadTime,
+        /// Set when the walk stopped early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<Truncation>,
     /// The screenshot's size and scale, when one was taken.
@@ -201,6 +203,17 @@ impl Service {
         tracing::debug!(ms = started.elapsed().as_secs_f64() * 1000.0, "gui_state");
         Ok(observed.result)
     }
+}
+
+/// How an observation's tree was read (`walked`, or from the last walk: `kept` unchanged, or
+/// `events`: the elements the application's events named read again), and in how many
+/// milliseconds the backend had it.
+#[derive(Debug, Clone, Copy, Default, Serialize, schemars::JsonSchema)]
+pub struct ReadTime {
+    /// How the tree was read.
+    pub how: cu_core::model::element::Read,
+    /// The backend's time for it, in milliseconds.
+    pub ms: u64,
 }
 
 /// What an observation narrows to beyond `req`'s own fields: an element resolved from an
@@ -505,6 +518,10 @@ pub(crate) fn record(
             window: snapshot.window.clone(),
             outline: outline.text,
             changes: None,
+            read: ReadTime {
+                how: snapshot.read,
+                ms: snapshot.elapsed_ms,
+            },
             truncated: snapshot.truncated.clone(),
             image: None,
             jpeg: None,

@@ -443,6 +443,7 @@ mod tests {
             nodes,
             truncated: None,
             elapsed_ms: 0,
+            read: Default::default(),
         }
     }
 

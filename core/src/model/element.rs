@@ -112,6 +112,24 @@ pub struct Snapshot {
     pub truncated: Option<Truncation>,
     /// How long the walk took, in milliseconds.
     pub elapsed_ms: u64,
+    /// How the window's tree was read.
+    #[serde(default)]
+    pub read: Read,
+}
+
+/// How a snapshot's tree was read: walked, or answered from the backend's last walk of the
+/// window (as it was, or with the elements its application's events named read again).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Read {
+    /// Walked: every element read.
+    #[default]
+    Walked,
+    /// The last walk, nothing changed since (no event from the application).
+    Kept,
+    /// The last walk with the elements the application's events named read again.
+    Events,
 }
 
 impl Snapshot {
@@ -144,6 +162,7 @@ impl Snapshot {
             nodes,
             truncated,
             elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            read: Default::default(),
         }
     }
 
@@ -204,6 +223,7 @@ impl Snapshot {
             nodes,
             truncated: self.truncated.clone(),
             elapsed_ms: self.elapsed_ms,
+            read: self.read,
         }
     }
 
@@ -284,6 +304,7 @@ mod tests {
                 omitted: 3,
             }),
             elapsed_ms: 12,
+            read: Default::default(),
         };
         let json = serde_json::to_value(&snapshot).unwrap_or_default();
         assert!(
@@ -342,6 +363,7 @@ mod tests {
             ],
             truncated: None,
             elapsed_ms: 1,
+            read: Default::default(),
         };
         let page = snapshot.page().unwrap_or_else(|| panic!("a page"));
         let names: Vec<_> = page
@@ -388,6 +410,7 @@ mod tests {
             nodes: vec![root],
             truncated: None,
             elapsed_ms: 1,
+            read: Default::default(),
         };
         snapshot.pin_root_to_window();
         assert_eq!(snapshot.nodes[0].bounds, Some(Rect::new(0, 0, 800, 600)));

@@ -415,6 +415,7 @@ mod tests {
             ],
             truncated: None,
             elapsed_ms: 1,
+            read: Default::default(),
         }
     }
 

@@ -472,6 +472,7 @@ pub(crate) mod tests {
             nodes: out,
             truncated: None,
             elapsed_ms: 1,
+            read: Default::default(),
         }
     }
 

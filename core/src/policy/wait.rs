@@ -421,6 +421,7 @@ mod tests {
             nodes,
             truncated: None,
             elapsed_ms: 1,
+            read: Default::default(),
         }
     }
 

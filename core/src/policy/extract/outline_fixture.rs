@@ -98,6 +98,7 @@ pub fn parse(text: &str) -> Result<Snapshot, String> {
         nodes,
         truncated,
         elapsed_ms: 0,
+        read: Default::default(),
     })
 }
 

@@ -2,7 +2,8 @@
 //! popups drawn over it, its misplaced pane moved, and the walk kept for the next observation.
 
 use cu_core::model::element::{
-    DesktopInstance, ElementIdentity, Snapshot, SnapshotOptions, Truncation, TruncationReason,
+    DesktopInstance, ElementIdentity, Read, Snapshot, SnapshotOptions, Truncation,
+    TruncationReason,
 };
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
@@ -30,7 +31,12 @@ impl Connected {
                 ?how,
                 "snapshot from the kept walk"
             );
-            return Ok(Snapshot::new(entry.info, c.desktop.clone(), walk, started));
+            let mut snapshot = Snapshot::new(entry.info, c.desktop.clone(), walk, started);
+            snapshot.read = match how {
+                super::kept::FromKept::Unchanged => Read::Kept,
+                super::kept::FromKept::ReadAgain(_) => Read::Events,
+            };
+            return Ok(snapshot);
         }
         // An observation does not wait the bus's 3 s for a silent app: it shows the window
         // alone and says its tree was not read.
