@@ -5,7 +5,8 @@ Prints one table row per app: elements, median ms (ours / pyatspi) and pyatspi/o
 is the call as an agent makes it (answered from the last walk while the window's application
 sent no event, backends/linux/src/trees.rs) and ours_walk the same call made to walk every time
 (each asks a different max_depth, so no kept walk matches), and py/ping: pyatspi against our
-`ping` tool, which does nothing (the most any tool could reach through this client); then the fixed cost of a call (gui_list and a gui_state of one element, also once the sessions directory
+`ping` tool, which does nothing (the most any tool could reach through this client); after_ms:
+the next gui_state after an action (a Tab sent through gui_action), with how it was read; then the fixed cost of a call (gui_list and a gui_state of one element, also once the sessions directory
 is full after 520 observations)."""
 import asyncio
 import json
@@ -40,6 +41,21 @@ async def median_of(client, tool, args):
     return statistics.median(ms for ms, _ in runs), runs[-1][1]
 
 
+async def median_after_action(client, args):
+    """gui_state right after an action on the window (a Tab: focus moves, as after most steps),
+    each time: the tree then is walked, kept or read again from the app's events."""
+    runs, hows = [], []
+    for _ in range(REPS + 1):
+        _, state = await timed(client, "gui_state", args)
+        res = await client.call_tool("gui_action", {"window_id": args["window_id"], "state_id": state["state_id"],
+                                                    "actions": [{"type": "key", "keys": "Tab"}]})
+        assert not res.is_error, res
+        ms, after = await timed(client, "gui_state", args)
+        runs.append(ms)
+        hows.append(after.get("read", {}).get("how", "?"))
+    return statistics.median(runs[1:]), max(set(hows[1:]), key=hows[1:].count)
+
+
 async def median_walked(client, args):
     """gui_state walking every time: no two calls in a row ask the same max_depth."""
     await timed(client, "gui_state", {**args, "max_depth": 100})
@@ -55,12 +71,13 @@ def pyatspi(pid, title):
 async def main():
     env = {k: v for k, v in os.environ.items()}
     async with Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60) as client:
-        print("%-22s %9s %9s %9s %9s %10s %13s %9s" % ("window", "elements", "ours_ms", "py_ms", "py/ours",
-                                                       "walk_ms", "py/ours_walk", "py/ping"))
+        print("%-22s %9s %9s %9s %9s %10s %13s %9s %9s %10s %8s" % (
+            "window", "elements", "ours_ms", "py_ms", "py/ours", "walk_ms", "py/ours_walk", "py/ping",
+            "after_ms", "py/after", "read"))
         for name, pid, wid, title in APPS:
             # Alternate the sides twice, keeping each side's better median (neither pays for the
             # other's warm-up or the app settling).
-            ours, walked, py, pinged = [], [], [], []
+            ours, walked, py, pinged, after = [], [], [], [], []
             args = {"window_id": wid, "all": True, "max_elements": 5000}
             for _ in range(2):
                 ms, state = await median_of(client, "gui_state", args)
@@ -68,12 +85,14 @@ async def main():
                 pinged.append((await median_of(client, "ping", {}))[0])
                 walked.append(await median_walked(client, args))
                 py.append(pyatspi(pid, title)["median_ms"])
+                after_ms, how = await median_after_action(client, args)
+                after.append(after_ms)
             elements = state["elements"]
             # py/ping: the most any tool could reach against this walk through this client (the
             # ping tool does nothing; its time is the SDK's and the pipe's).
-            print("%-22s %9d %9.1f %9.1f %8.2fx %10.1f %12.2fx %8.2fx" % (
+            print("%-22s %9d %9.1f %9.1f %8.2fx %10.1f %12.2fx %8.2fx %9.1f %9.2fx %8s" % (
                 name, elements, min(ours), min(py), min(py) / min(ours), min(walked), min(py) / min(walked),
-                min(py) / min(pinged)))
+                min(py) / min(pinged), min(after), min(py) / min(after), how))
         wid = APPS[0][2]
         list_ms, _ = await median_of(client, "gui_list", {})
         one_ms, _ = await median_of(client, "gui_state", {"window_id": wid, "max_elements": 1})
