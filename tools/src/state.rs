@@ -96,9 +96,9 @@ pub struct StateResult {
     /// With since_state_id: how many lines were added, changed, removed, and stayed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeCount>,
-/// How the window was read and how long the observation took.
+    /// How the window was read and how long the observation took.
     pub read: ReadTime,
-        /// Set when the walk stopped early.
+    /// Set when the walk stopped early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<Truncation>,
     /// The screenshot's size and scale, when one was taken.

@@ -83,6 +83,9 @@ const OWN_STATES: &[&str] = &[
     "required",
     "focusable",
     "selectable",
+    // GTK 4 says an entry's orientation again when it takes focus.
+    "horizontal",
+    "vertical",
 ];
 
 /// The elements of a kept walk (`nodes`, of the application at `bus`) to read again so that it
@@ -99,7 +102,9 @@ pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<us
             e.detail.as_str(),
             "accessible-name" | "accessible-description" | "accessible-value"
         ),
-        ("Object", "TextChanged") => true,
+        // The outline shows a field's text, not what of it is selected (GTK 4 sends both on
+        // a focus move into an entry).
+        ("Object", "TextChanged" | "TextSelectionChanged") => true,
         ("Object", "StateChanged") => OWN_STATES.contains(&e.detail.as_str()),
         ("Window", "Activate" | "Deactivate") | ("Focus", _) => true,
         _ => false,
@@ -401,6 +406,7 @@ mod tests {
             logged("PropertyChange", "accessible-value", "/entry"),
             logged("StateChanged", "focused", "/ok"),
             logged("TextChanged", "insert", "/entry"),
+            logged("TextSelectionChanged", "", "/entry"),
         ];
         assert_eq!(read_again(&nodes, ":1.5", &typed), Some(vec![1, 2]));
         assert_eq!(read_again(&nodes, ":1.5", &[]), Some(vec![]));

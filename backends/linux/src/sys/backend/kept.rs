@@ -37,6 +37,7 @@ impl Connected {
     ) -> Option<(WindowEntry, Walk, FromKept)> {
         let started = std::time::Instant::now();
         if !options.reuse || !self.windows.holds_kept(window) {
+            tracing::debug!(reuse = options.reuse, "kept walk: none kept");
             return None;
         }
         let mut entry = self.windows.entry(window)?;
@@ -65,7 +66,10 @@ impl Connected {
             }
             return Some((entry, held.walk, FromKept::Unchanged));
         }
-        let (since, walk) = self.windows.kept_behind(&entry.info, options, count)?;
+        let Some((since, walk)) = self.windows.kept_behind(&entry.info, options, count) else {
+            tracing::debug!(count, "kept walk: not for this window or ask");
+            return None;
+        };
         let Some(events) = self.atspi.changes.since(&bus, since, count) else {
             tracing::debug!(
                 events = count - since,

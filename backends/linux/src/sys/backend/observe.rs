@@ -2,8 +2,7 @@
 //! popups drawn over it, its misplaced pane moved, and the walk kept for the next observation.
 
 use cu_core::model::element::{
-    DesktopInstance, ElementIdentity, Read, Snapshot, SnapshotOptions, Truncation,
-    TruncationReason,
+    DesktopInstance, ElementIdentity, Read, Snapshot, SnapshotOptions, Truncation, TruncationReason,
 };
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
