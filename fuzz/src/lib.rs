@@ -219,6 +219,7 @@ pub fn snapshot(u: &mut Unstructured<'_>, max: usize) -> Result<Snapshot> {
         nodes,
         truncated: None,
         elapsed_ms: 0,
+        read: Default::default(),
     })
 }
 

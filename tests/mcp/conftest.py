@@ -213,19 +213,15 @@ async def logged_client(server_env, log, spec="cu_backend_linux=debug"):
 
 
 async def kept_observation(client, window_id, log, walked, **kw):
-    """Observes the window until an observation is answered from its kept walk (the log, of
-    cu_backend_linux at debug, says so), within 20 s; returns (the walk's outline before it, the
-    kept outline). `walked` is an outline of a walk already made."""
-    def kept():
-        return log.read_text().count("snapshot kept")
-
+    """Observes the window until an observation is answered from its kept walk unchanged (the
+    answer's `read.how` says "kept"), within 20 s; returns (the walk's outline before it, the
+    kept outline). `walked` is an outline of a walk already made; `log` is the server's log."""
     async def answered_from_the_walk():
         nonlocal walked
-        before = kept()
-        outline = (await observe(client, window_id, **kw))["outline"]
-        if kept() > before:
-            return outline
-        walked = outline
+        state = await observe(client, window_id, **kw)
+        if state["read"]["how"] == "kept":
+            return state["outline"]
+        walked = state["outline"]
         return None
     again = await poll(answered_from_the_walk, "an observation answered from the kept walk", timeout=20)
     return walked, again

@@ -366,6 +366,13 @@ fn regression_a_check_box_naming_send_was_refused_as_send() {
         );
         assert_eq!(lab.backend.presses().len(), 4);
     });
+    // A check box that spends money still asks (a page decides its own roles).
+    refused_unless_confirmed(
+        &NEWSLETTER.replace("Send me the newsletter", "Pay now with my card"),
+        |o| vec![on("click", &Lab::id(o, "Pay now with my card"))],
+        "Pay now",
+        "blocked_word",
+    );
     // The button beside them still sends.
     refused_unless_confirmed(
         NEWSLETTER,

@@ -114,18 +114,19 @@ pub(crate) async fn gate_resolved(
     node: &Node,
     confirmed: bool,
 ) -> Result<Option<(String, String)>> {
-    if cu_core::model::receiver::sets_option(node.role) {
-        // A check box's label names its option; pressing it only sets that option.
-        return Ok(None);
-    }
+    // A check box's label names its option; pressing it only sets that option, unless the
+    // label spends money (a page decides its own roles).
+    let option = cu_core::model::receiver::sets_option(node.role);
     let stopped = [resolved.target.as_str(), resolved.name.as_str()]
         .into_iter()
         .find_map(|label| match service.gate().check(label) {
             Decision::NeedsConfirmation {
                 label,
                 matched_rule,
-            } => Some((label, matched_rule)),
-            Decision::Allowed => None,
+            } if !option || cu_core::policy::safety::spends_money(&matched_rule) => {
+                Some((label, matched_rule))
+            }
+            _ => None,
         });
     let Some((label, matched_rule)) = stopped else {
         return Ok(None);

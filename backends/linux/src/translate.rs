@@ -246,6 +246,31 @@ pub fn role(atspi: u32, states: AtspiStates) -> Role {
     }
 }
 
+/// Whether an element with this AT-SPI role that is not `SHOWING` surely hides everything it
+/// holds, so the walk need not ask their places: a menu (a closed menu's items, two thirds of an
+/// empty LibreOffice Writer window), a document, a tab page, a window. Only these: an element of
+/// another role may be left without `SHOWING` while what it holds is drawn (Firefox's fieldsets,
+/// and perhaps a link around block content), and a place not asked is a place lost. The live
+/// check before an action ([`hides_descendants`]) refuses more, which is its safe side.
+pub fn hides_when_not_drawn(atspi: u32) -> bool {
+    matches!(
+        atspi,
+        atspi_role::MENU
+            | atspi_role::POPUP_MENU
+            | atspi_role::DOCUMENT_FRAME
+            | atspi_role::DOCUMENT_WEB
+            | atspi_role::DOCUMENT_TEXT
+            | atspi_role::DOCUMENT_SPREADSHEET
+            | atspi_role::DOCUMENT_PRESENTATION
+            | atspi_role::DOCUMENT_EMAIL
+            | atspi_role::PAGE_TAB
+            | atspi_role::INTERNAL_FRAME
+            | atspi_role::FRAME
+            | atspi_role::DIALOG
+            | atspi_role::WINDOW
+    )
+}
+
 /// Whether an ancestor with this AT-SPI role that is not `SHOWING` hides its descendants from a
 /// person. A grouping (a panel, section, form, list, label) does not: Firefox leaves its
 /// `<fieldset>` panels without `SHOWING` while they and everything in them are drawn (its
@@ -499,6 +524,11 @@ mod tests {
         assert!(hides_descendants(atspi_role::DOCUMENT_WEB));
         assert!(hides_descendants(atspi_role::PAGE_TAB));
         assert!(hides_descendants(atspi_role::MENU));
+        // The walk skips places under these only.
+        assert!(hides_when_not_drawn(atspi_role::MENU));
+        assert!(hides_when_not_drawn(atspi_role::DOCUMENT_WEB));
+        assert!(!hides_when_not_drawn(atspi_role::PANEL));
+        assert!(!hides_when_not_drawn(atspi_role::LINK));
     }
 
     #[test]

@@ -11,11 +11,14 @@
 //! - the same window as the window system describes it now (position, size, title, minimized):
 //!   a resize moves elements without any event;
 //! - the application sent no accessibility event since the walk *began* (its count in
-//!   `sys/atspi/counts.rs` is the same), and the counts are current (the caller's barrier);
+//!   `sys/atspi/counts.rs` is the same), and the counts are current (the caller's barrier); or
+//!   every event it sent since changed one element's own name, value, text or state
+//!   ([`read_again`]), which the caller reads again, confirming every other drawn element in
+//!   place ([`KeptWalk::behind`]);
 //! - the window's place and size had not changed for [`SETTLE`] when the walk began: a toolkit
 //!   lays out again after a resize without any event, a moment after the window system has the
 //!   new size, so a walk made in that moment is used once and not kept;
-//! - every element inside a document is where the walk saw it ([`Held::places`], read again
+//! - every drawn element inside a document is where the walk saw it ([`Held::places`], read again
 //!   by the caller): a web page scrolls (its own view or an inner region) with no event but
 //!   `object:bounds-changed` (Chromium sends hundreds per wheel turn), which is not registered,
 //!   since every atk-bridge app would then send one for every widget it lays out. A scroll
@@ -88,14 +91,23 @@ const OWN_STATES: &[&str] = &[
     "vertical",
 ];
 
+/// States a container passes down to what it holds without an event from each (GTK 3 makes a
+/// box's children insensitive with it): their own only for an element that holds nothing.
+const INHERITED_STATES: &[&str] = &["enabled", "sensitive"];
+
+/// How far up a changed label's ancestors are read again, to the control it names.
+const NAMED_BY_LABEL: usize = 3;
+
 /// The elements of a kept walk (`nodes`, of the application at `bus`) to read again so that it
 /// says what a walk would, given the events the application sent since it (`events`, oldest
 /// first): each event's element, when every event changed one element's own name, description,
-/// value, text or state ([`OWN_STATES`]) and that element is in the walk. `None` means walk the
+/// value, text or state (the own states listed in this module) and that element is in the
+/// walk; for a name or text change of an element that is no control, also its ancestors up to
+/// the control it may name (a GTK button takes its child label's name). `None` means walk the
 /// window: an element came or went, something was drawn or hidden, a window opened, an event
-/// named an element the walk does not hold, or more than [`MAX_READ_AGAIN`] elements changed.
-/// Where everything else now is, the caller confirms (a longer label moves its neighbours without
-/// an event).
+/// named an element the walk does not hold, a container's sensitivity changed, or more than
+/// [`MAX_READ_AGAIN`] elements changed. Where everything else now is, the caller confirms (a
+/// longer label moves its neighbours without an event).
 pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<usize>> {
     let own = |e: &Logged| match (e.kind.as_str(), e.member.as_str()) {
         ("Object", "PropertyChange") => matches!(
@@ -116,8 +128,33 @@ pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<us
         }
         let identity = format!("{bus}|{}", event.path);
         let index = nodes.iter().position(|n| n.identity.0 == identity)?;
-        if !found.contains(&index) {
-            found.push(index);
+        let node = nodes.get(index)?;
+        if INHERITED_STATES.contains(&event.detail.as_str()) && !node.children.is_empty() {
+            return None;
+        }
+        let names = matches!(
+            (event.member.as_str(), event.detail.as_str()),
+            ("PropertyChange", "accessible-name") | ("TextChanged", _)
+        );
+        let mut changed = vec![index];
+        if names && !node.role.is_interactive() {
+            // The control it may name, and what lies between.
+            let mut at = node.parent;
+            for _ in 0..NAMED_BY_LABEL {
+                let Some(up) = at.and_then(|p| nodes.get(p as usize).map(|n| (p, n))) else {
+                    break;
+                };
+                changed.push(up.0 as usize);
+                if up.1.role.is_interactive() {
+                    break;
+                }
+                at = up.1.parent;
+            }
+        }
+        for index in changed {
+            if !found.contains(&index) {
+                found.push(index);
+            }
         }
         if found.len() > MAX_READ_AGAIN {
             return None;
@@ -141,18 +178,30 @@ pub struct Held {
 /// places not read): one that comes to be drawn says so with an event.
 fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
     let mut inside = vec![false; nodes.len()];
-    let mut places = Vec::new();
+    let mut drawn = Vec::new();
+    let mut undrawn = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
         let parent_inside = node
             .parent
             .and_then(|p| inside.get(p as usize).copied())
             .unwrap_or(false);
         inside[i] = parent_inside || node.role == Role::Document;
-        if inside[i] && !node.states.contains(State::Offscreen) {
-            places.push((node.identity.clone(), node.bounds));
+        if inside[i] {
+            let place = (node.identity.clone(), node.bounds);
+            if node.states.contains(State::Offscreen) {
+                undrawn.push(place);
+            } else {
+                drawn.push(place);
+            }
         }
     }
-    places
+    // A document with nothing drawn (a covered browser window) confirms nothing by its drawn
+    // elements: its undrawn ones are asked, whose places were not read, so it is walked again.
+    if drawn.is_empty() {
+        undrawn
+    } else {
+        drawn
+    }
 }
 
 /// Whether `kept` was asked for the same elements as `options` asks: the same options but for
@@ -426,6 +475,37 @@ mod tests {
         }
         // Another application's element of the same path is not this one.
         assert_eq!(read_again(&nodes, ":1.6", &typed[..1]), None);
+        // A label's new name or text: the button it names is read again too.
+        let mut labelled = vec![node("/frame"), node("/button"), node("/label")];
+        labelled[1].parent = Some(0);
+        labelled[1].children = vec![2];
+        labelled[2].role = Role::Label;
+        labelled[2].parent = Some(1);
+        assert_eq!(
+            read_again(
+                &labelled,
+                ":1.5",
+                &[logged("PropertyChange", "accessible-name", "/label")]
+            ),
+            Some(vec![2, 1])
+        );
+        // A container made insensitive takes its children with it, without their events.
+        assert_eq!(
+            read_again(
+                &labelled,
+                ":1.5",
+                &[logged("StateChanged", "sensitive", "/button")]
+            ),
+            None
+        );
+        assert_eq!(
+            read_again(
+                &labelled,
+                ":1.5",
+                &[logged("StateChanged", "sensitive", "/label")]
+            ),
+            Some(vec![2])
+        );
         // Too many elements changed: walking is cheaper.
         let many: Vec<Node> = (0..=MAX_READ_AGAIN + 1)
             .map(|i| node(&format!("/{i}")))

@@ -191,9 +191,10 @@ impl Probe {
 
     /// The receiver sets an option of its own (a check box, radio button or switch): its label
     /// names the option ("Send me the newsletter", "Delete history on exit"), and pressing it
-    /// only sets that option, which the same press sets back. Nothing happens until the dialog
-    /// or form it sits in is confirmed, and that button is judged with the dialog's question. A
-    /// toggle button is not counted: toolbars use it for commands.
+    /// sets that option, which pressing again (or choosing the radio button before) sets back;
+    /// some apply at once (Firefox's preferences). The gate still judges a label that spends
+    /// money ([`crate::policy::safety::spends_money`]): a page decides its own roles. A toggle
+    /// button is not counted: toolbars use it for commands.
     pub fn sets_an_option(&self) -> bool {
         self.receiver().is_some_and(|n| sets_option(n.role))
     }

@@ -64,7 +64,7 @@ pub fn needs_window(probe: &Probe) -> bool {
 /// and, when it speaks for its dialog, the dialog's question read from `window` (the window as
 /// read just now; `None` when [`needs_window`] said no).
 pub fn judge(gate: &Gate, probe: &Probe, window: Option<&Snapshot>) -> Verdict {
-    if probe.only_opens_a_menu() || probe.sets_an_option() {
+    if probe.only_opens_a_menu() {
         return Verdict::Allowed;
     }
     let labels = probe.labels();
@@ -73,10 +73,17 @@ pub fn judge(gate: &Gate, probe: &Probe, window: Option<&Snapshot>) -> Verdict {
         matched_rule,
     } = gate.check_all(labels.iter().map(String::as_str))
     {
+        // An option's label names it, unless it spends money (a page decides its own roles).
+        if probe.sets_an_option() && !crate::policy::safety::spends_money(&matched_rule) {
+            return Verdict::Allowed;
+        }
         return Verdict::Word {
             label,
             rule: matched_rule,
         };
+    }
+    if probe.sets_an_option() {
+        return Verdict::Allowed;
     }
     let Some(receiver) = probe.receiver() else {
         return Verdict::Allowed;
@@ -668,6 +675,7 @@ mod tests {
             ("document \"Form\"\n  check_box \"Send me the newsletter\"\n", "Send me the newsletter", "allowed"),
             ("dialog \"Options\"\n  radio_button \"Delete history on exit\"\n", "Delete history on exit", "allowed"),
             ("window \"W\"\n  switch \"Erase after sync\"\n", "Erase after sync", "allowed"),
+            ("document \"Shop\"\n  check_box \"Pay now\"\n", "Pay now", "word Pay"),
             ("window \"W\"\n  toggle_button \"Delete\"\n", "Delete", "word Delete"),
             ("window \"W\"\n  check_menu_item \"Send on Enter\"\n", "Send on Enter", "word Send"),
         ];

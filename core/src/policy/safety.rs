@@ -280,6 +280,29 @@ impl Gate {
     }
 }
 
+/// Rules that spend money: a control whose label holds one is judged even where its role says
+/// it only sets an option (a web page decides its own roles: a `role="checkbox"` "Pay now").
+const MONEY: &[&str] = &[
+    "Pay",
+    "Buy",
+    "Purchase",
+    "Checkout",
+    "Check out",
+    "Place … order",
+    "Order now",
+    "Transfer",
+];
+
+/// Whether `rule` (a matched rule as [`Decision::NeedsConfirmation`] names it) spends money: one
+/// of the money rules (Pay, Buy, Purchase, Checkout, Place … order, Transfer…) or a catalog
+/// translation of one.
+pub fn spends_money(rule: &str) -> bool {
+    MONEY.contains(&rule)
+        || crate::policy::safety_words::TRANSLATED
+            .iter()
+            .any(|(_, source, word, _)| *word == rule && MONEY.contains(source))
+}
+
 /// English verbs whose catalog translations are not taken: they are not on the English list
 /// either (resetting a setting, the Trash folder, a number's sign), and in other languages they
 /// are everyday words of settings dialogs and file managers.

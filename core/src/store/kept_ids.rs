@@ -7,8 +7,10 @@
 //! ([`IdStore::remember`]): the element keys ([`crate::model::changes::ViewLine::key`]) mapped to
 //! their ids. An id is never given to two keys: a key that takes an id over drops the other.
 //! New elements are numbered after the highest id kept, so ids only grow while the window is
-//! observed. The file is forgotten [`KEEP_FOR`] after the last observation, or when it holds more
-//! than [`MAX_KEPT`] ids (the latest observation's then start it again).
+//! observed; when the file holds more than [`MAX_KEPT`] ids, the latest observation's start it
+//! again and numbering goes on above the highest. The file is forgotten [`KEEP_FOR`] after the
+//! window's last observation (then numbering starts again at `e1`; every `state_id` and view of
+//! that time has expired with it, and ids are resolved per `state_id` in any case).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,10 @@ use crate::store::persist::now_ms;
 pub const KEEP_FOR: Duration = crate::store::views::VIEW_TTL;
 /// Most ids kept for one window.
 pub const MAX_KEPT: usize = 20_000;
+/// The key that holds the highest id given once the ids were started again ([`MAX_KEPT`]): no
+/// element's key (they name an application and an object path) is empty.
+const HIGHEST: &str = "";
+
 /// Most windows whose ids are kept at once.
 const MAX_WINDOWS: usize = 64;
 
@@ -79,7 +85,16 @@ impl IdStore {
     pub fn remember(&self, view: &View) -> Result<()> {
         let mut ids = self.load(&view.window, &view.desktop);
         if ids.len() + view.lines.len() > MAX_KEPT {
+            // Started again, but numbering goes on above every id given: an old id never comes
+            // back naming another element.
+            let highest = ids
+                .values()
+                .chain(view.lines.iter().map(|l| &l.id))
+                .filter_map(|id| id.strip_prefix('e')?.parse::<u64>().ok())
+                .max()
+                .unwrap_or(0);
             ids.clear();
+            ids.insert(HIGHEST.to_owned(), format!("e{highest}"));
         }
         merge(
             &mut ids,
@@ -168,6 +183,28 @@ mod tests {
             .load(&window, &DesktopInstance("other".into()))
             .is_empty());
         assert!(store.load(&WindowId("x11:0x2".into()), &desk).is_empty());
+    }
+
+    #[test]
+    fn started_again_past_the_bound_numbering_goes_on_above_the_highest() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = IdStore::new(dir.path());
+        let window = WindowId("x11:0x1".into());
+        let desk = DesktopInstance("d".into());
+        let many: Vec<(String, String)> = (1..=MAX_KEPT)
+            .map(|i| (format!("k{i}"), format!("e{i}")))
+            .collect();
+        let lines: Vec<(&str, &str)> = many.iter().map(|(k, i)| (k.as_str(), i.as_str())).collect();
+        store.remember(&view("x11:0x1", &lines)).unwrap();
+        store.remember(&view("x11:0x1", &[("new", "e3")])).unwrap();
+        let ids = store.load(&window, &desk);
+        assert_eq!(ids.get("new").map(String::as_str), Some("e3"));
+        assert!(!ids.contains_key("k1"));
+        let highest = ids
+            .values()
+            .filter_map(|id| id.strip_prefix('e')?.parse::<usize>().ok())
+            .max();
+        assert_eq!(highest, Some(MAX_KEPT));
     }
 
     #[test]

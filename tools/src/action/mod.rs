@@ -309,36 +309,47 @@ impl Service {
         // What has focus as the steps run: the observation's focus, then what a step focused.
         let mut focused: Option<SavedElement> = state.elements.iter().find(|e| e.focused).cloned();
         for (step, plan) in plans.iter().enumerate() {
-            // Only what the observation shows; every piece is judged again live when sent.
-            let label: Option<(String, Option<&SavedElement>)> = match plan {
-                Plan::Element { kind, element } if kind.presses() => {
-                    Some((element.name.clone(), Some(element)))
-                }
+            // Only what the observation shows; every piece is judged again live when sent. A
+            // press or a space on a check box sets its option: its label is judged only for
+            // money (a Return on it lands elsewhere and is judged as before).
+            let (label, option): (Option<(String, Option<&SavedElement>)>, bool) = match plan {
+                Plan::Element { kind, element } if kind.presses() => (
+                    Some((element.name.clone(), Some(element))),
+                    sets_option(element.role),
+                ),
                 Plan::Point { kind, at } if kind.presses() => {
-                    state.element_at(*at).map(|e| (e.name.clone(), Some(e)))
+                    let e = state.element_at(*at);
+                    (
+                        e.map(|e| (e.name.clone(), Some(e))),
+                        e.is_some_and(|e| sets_option(e.role)),
+                    )
                 }
-                Plan::SetValue { element, .. } => Some((element.name.clone(), Some(element))),
+                Plan::SetValue { element, .. } => (
+                    Some((element.name.clone(), Some(element))),
+                    sets_option(element.role),
+                ),
                 Plan::Type { text, into } => {
                     let target = into.clone().or_else(|| focused.clone());
                     let breaks = text.contains('\n') || text.contains('\r');
                     let presses = text.contains(' ')
                         && !target.as_ref().is_some_and(|e| e.role.is_editable_text());
+                    let option = !breaks && target.as_ref().is_some_and(|e| sets_option(e.role));
                     if breaks || presses {
-                        target
-                            .filter(|e| !sets_option(e.role))
-                            .map(|e| (e.name.clone(), None))
+                        (target.map(|e| (e.name.clone(), None)), option)
                     } else {
-                        None
+                        (None, false)
                     }
                 }
-                // A key on a check box sets its option or lands elsewhere (judged live).
-                Plan::Key { keys } if activating(keys) => focused
-                    .clone()
-                    .filter(|e| !sets_option(e.role))
-                    .map(|e| (e.name.clone(), None)),
-                _ => None,
-            }
-            .filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu || sets_option(e.role)));
+                Plan::Key { keys } if activating(keys) => {
+                    let space = activation::reach_of_combo(keys.keys()) == Reach::Space;
+                    (
+                        focused.clone().map(|e| (e.name.clone(), None)),
+                        space && focused.as_ref().is_some_and(|e| sets_option(e.role)),
+                    )
+                }
+                _ => (None, false),
+            };
+            let label = label.filter(|(_, e)| !e.is_some_and(|e| e.role == Role::Menu));
             match plan {
                 Plan::Element { element, .. }
                 | Plan::Focus { element }
@@ -363,6 +374,9 @@ impl Service {
                 matched_rule,
             } = self.gate().check(&label)
             {
+                if option && !cu_core::policy::safety::spends_money(&matched_rule) {
+                    continue;
+                }
                 let point = match plan {
                     Plan::Point { at, .. } => Some(*at),
                     _ => None,

@@ -78,7 +78,7 @@ struct Fetched {
     /// The node's place among its parent's children (replies arrive in any order).
     ordinal: u32,
     depth: u32,
-    /// Its children are not drawn because it is not ([`translate::hides_descendants`]).
+    /// Its children are not drawn because it is not ([`translate::hides_when_not_drawn`]).
     hides: bool,
     node: Node,
     children: Vec<ObjRef>,
@@ -607,7 +607,7 @@ async fn fetch_inner(
     let hides = p.hidden
         || (placement.toolkit.reports_showing
             && !states.has(atspi_state::SHOWING)
-            && translate::hides_descendants(atspi_role));
+            && translate::hides_when_not_drawn(atspi_role));
     Ok(Fetched {
         parent: p.parent,
         ordinal: p.ordinal,

@@ -11,6 +11,7 @@ use cu_core::model::window::WindowId;
 use cu_core::model::element::State;
 
 use super::connected::{Connected, InputPath, CAUGHT_UP};
+use super::misplaced::Wrong;
 use super::state::WindowEntry;
 use crate::sys::atspi::{walk, ObjRef};
 use crate::trees::{read_again, Kept, Walk};
@@ -113,11 +114,14 @@ impl Connected {
     ) -> Option<Walk> {
         let placement = entry.placement();
         let reads = again.iter().map(|&i| {
-            let obj = nodes
-                .get(i)
-                .and_then(|n| ObjRef::from_identity(&n.identity).ok());
+            let kept = nodes.get(i);
+            let obj = kept.and_then(|n| ObjRef::from_identity(&n.identity).ok());
+            // Not placed by the walk because not drawn: not placed now either (drawn again, it
+            // would have said so with an event).
+            let hidden =
+                kept.is_some_and(|n| n.bounds.is_none() && n.states.contains(State::Offscreen));
             async move {
-                walk::read_one(&self.atspi, obj?, placement, options, false)
+                walk::read_one(&self.atspi, obj?, placement, options, hidden)
                     .await
                     .ok()
             }
@@ -130,12 +134,12 @@ impl Connected {
             })
             .map(|(_, n)| (n.identity.clone(), n.bounds))
             .collect();
-        let (read, placed, wrong) = futures_util::join!(
+        // The pane's check goes out with the reads: one round of calls, not two.
+        let (read, wrong) = futures_util::join!(
             futures_util::future::join_all(reads),
-            self.still_placed(window, entry, &places),
             self.misplaced_now(window)
         );
-        if !placed {
+        if !self.placed_as(entry, wrong.as_deref(), &places).await {
             return None;
         }
         for (&i, read) in again.iter().zip(read) {
@@ -160,14 +164,16 @@ impl Connected {
             node.parent = kept.parent;
             node.children = kept.children.clone();
             node.omitted_children = kept.omitted_children;
+            // Read as the walk read it (the bulk items carry a control's id only): an id
+            // does not change with a name, text or state.
+            node.toolkit_id = kept.toolkit_id.clone();
             nodes[i] = node;
         }
         Some((nodes, truncation))
     }
-    /// Whether every one of `places` (a document's elements) is where its kept walk saw it: the
-    /// same extents, placed as a walk places them now (moved down as the walk moved them where
-    /// LibreOffice still reports its content pane a menu bar too high). Asked all at once; any
-    /// error says no.
+    /// Whether every one of `places` is where its kept walk saw it: the same extents, placed as
+    /// a walk places them now (moved down as the walk moved them where LibreOffice still reports
+    /// its content pane a menu bar too high). Asked all at once; any error says no.
     async fn still_placed(
         &self,
         window: &WindowId,
@@ -177,18 +183,27 @@ impl Connected {
         if places.is_empty() {
             return true;
         }
+        let wrong = self.misplaced_now(window).await;
+        self.placed_as(entry, wrong.as_deref(), places).await
+    }
+
+    /// [`Connected::still_placed`] with the pane's state already read (`wrong`).
+    async fn placed_as(
+        &self,
+        entry: &WindowEntry,
+        wrong: Option<&Wrong>,
+        places: &[(ElementIdentity, Option<Rect>)],
+    ) -> bool {
+        if places.is_empty() {
+            return true;
+        }
         let placement = entry.placement();
         let started = std::time::Instant::now();
-        // The pane's check goes out with the extents: one round of calls, not two.
         let asked = places.iter().map(|(identity, _)| async move {
             let obj = ObjRef::from_identity(identity).ok()?;
             Some(placement.bounds(self.atspi.extents(&obj).await.ok()?))
         });
-        let (wrong, now) = futures_util::join!(
-            self.misplaced_now(window),
-            futures_util::future::join_all(asked)
-        );
-        let wrong = wrong.as_deref();
+        let now = futures_util::future::join_all(asked).await;
         let same = places.iter().zip(now).all(|((identity, bounds), now)| {
             let Some(mut now) = now else {
                 return false;
@@ -202,7 +217,7 @@ impl Connected {
             elements = places.len(),
             same,
             ms = started.elapsed().as_secs_f64() * 1000.0,
-            "document places confirmed"
+            "places confirmed"
         );
         same
     }
