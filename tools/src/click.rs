@@ -283,6 +283,11 @@ async fn click_one(
 ) -> std::result::Result<ClickStep, Failure> {
     let snapshot = label::observe(service, window).await?;
     let (candidates, resolution, below_the_fold) = candidates_for(label, level, &snapshot);
+    // A label that names nothing it can be judged on is refused by its words, as before it was
+    // looked for: a blocked word is an answer in itself, whatever the window holds.
+    if !matches!(resolution, Resolution::One(_)) && !confirmed && !service.approvals_on() {
+        label::gate_label(service, step, label, None)?;
+    }
     let view = candidates.view(&snapshot);
     let (found, by_model) = match resolution {
         Resolution::One(m) => (m, false),
