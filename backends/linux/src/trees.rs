@@ -98,18 +98,43 @@ const INHERITED_STATES: &[&str] = &["enabled", "sensitive"];
 /// How far up a changed label's ancestors are read again, to the control it names.
 const NAMED_BY_LABEL: usize = 3;
 
-/// The elements of a kept walk (`nodes`, of the application at `bus`) to read again so that it
-/// says what a walk would, given the events the application sent since it (`events`, oldest
-/// first): each event's element, when every event changed one element's own name, description,
-/// value, text or state (the own states listed in this module) and that element is in the
-/// walk; for a name or text change of an element that is no control, also its ancestors up to
-/// the control it may name (a GTK button takes its child label's name). `None` means walk the
-/// window: an element came or went, something was drawn or hidden, a window opened, an event
-/// named an element the walk does not hold, a container's sensitivity changed, or more than
-/// [`MAX_READ_AGAIN`] elements changed. Where everything else now is, the caller confirms (a
-/// longer label moves its neighbours without an event).
-pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<usize>> {
-    let own = |e: &Logged| match (e.kind.as_str(), e.member.as_str()) {
+/// What to read again of a kept walk so that it says what a walk would now ([`read_again`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Again {
+    /// Elements (indices into the walk) whose own name, value, text or state changed: each is
+    /// read again alone.
+    pub elements: Vec<usize>,
+    /// Elements whose children came or went, or which were drawn or hidden, opened or closed:
+    /// each is walked again with everything it holds, in pre-order; none holds another, and
+    /// none of `elements` lies inside one.
+    pub subtrees: Vec<usize>,
+    /// Object paths the events named that the walk does not hold: each must be found in one of
+    /// the subtrees walked again (an element that came with them), else the window is walked.
+    pub unknown: Vec<String>,
+}
+
+impl Again {
+    /// Whether nothing is to be read again.
+    pub fn is_empty(&self) -> bool {
+        self.elements.is_empty() && self.subtrees.is_empty()
+    }
+}
+
+/// What an event changed of the element it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Touches {
+    /// Its own name, description, value, text or state.
+    Itself,
+    /// What it holds (children came or went) or whether it is drawn or open.
+    Below,
+    /// It ended: what its parent holds changed.
+    Parent,
+}
+
+/// What an event changed, or `None` when it can be anything (a window opened, a role changed):
+/// then the window is walked.
+fn touches(e: &Logged) -> Option<Touches> {
+    let own = match (e.kind.as_str(), e.member.as_str()) {
         ("Object", "PropertyChange") => matches!(
             e.detail.as_str(),
             "accessible-name" | "accessible-description" | "accessible-value"
@@ -121,46 +146,184 @@ pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Vec<us
         ("Window", "Activate" | "Deactivate") | ("Focus", _) => true,
         _ => false,
     };
-    let mut found: Vec<usize> = Vec::new();
+    if own {
+        return Some(Touches::Itself);
+    }
+    match (e.kind.as_str(), e.member.as_str(), e.detail.as_str()) {
+        ("Object", "ChildrenChanged", _) => Some(Touches::Below),
+        ("Object", "StateChanged", detail) if DRAWN_STATES.contains(&detail) => {
+            Some(Touches::Below)
+        }
+        ("Object", "StateChanged", "defunct") => Some(Touches::Parent),
+        _ => None,
+    }
+}
+
+/// States whose change draws or hides an element and what it holds, or opens or closes it.
+const DRAWN_STATES: &[&str] = &["showing", "visible", "expanded", "collapsed"];
+
+/// Most elements walked again inside subtrees, as a share of the walk (`1/n`): past it, walking
+/// the whole window costs about as much and reads its popups too.
+const SUBTREE_SHARE: usize = 2;
+
+/// What to read again of a kept walk (`nodes`, of the application at `bus`) so that it says
+/// what a walk would, given the events the application sent since it (`events`, oldest first):
+///
+/// - an element whose own name, description, value, text or state changed (the own states
+///   listed in this module) is read again alone; for a name or text change of an element that
+///   is no control, also its ancestors up to the control it may name (a GTK button takes its
+///   child label's name);
+/// - an element whose children came or went, or that was drawn, hidden, opened or closed, is
+///   walked again with what it holds (an element that ended: its parent);
+/// - an element the walk does not hold must come with one of those subtrees.
+///
+/// `None` means walk the window: a window opened, an event changed anything else, the window
+/// itself is to be walked again, a container's sensitivity changed (GTK 3 passes it to its
+/// children without their events), more than [`MAX_READ_AGAIN`] elements changed or the
+/// subtrees hold half the window, or a subtree hangs below what is not drawn. Where everything
+/// else now is, the caller confirms (a longer label moves its neighbours without an event).
+pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again> {
+    let mut again = Again::default();
+    let at: std::collections::HashMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            let (b, path) = n.identity.0.split_once('|')?;
+            (b == bus).then_some((path, i))
+        })
+        .collect();
     for event in events {
-        if !own(event) {
-            return None;
-        }
-        let identity = format!("{bus}|{}", event.path);
-        let index = nodes.iter().position(|n| n.identity.0 == identity)?;
+        let touched = touches(event)?;
+        let Some(&index) = at.get(event.path.as_str()) else {
+            if !again.unknown.contains(&event.path) {
+                again.unknown.push(event.path.clone());
+            }
+            continue;
+        };
         let node = nodes.get(index)?;
-        if INHERITED_STATES.contains(&event.detail.as_str()) && !node.children.is_empty() {
-            return None;
-        }
-        let names = matches!(
-            (event.member.as_str(), event.detail.as_str()),
-            ("PropertyChange", "accessible-name") | ("TextChanged", _)
-        );
-        let mut changed = vec![index];
-        if names && !node.role.is_interactive() {
-            // The control it may name, and what lies between.
-            let mut at = node.parent;
-            for _ in 0..NAMED_BY_LABEL {
-                let Some(up) = at.and_then(|p| nodes.get(p as usize).map(|n| (p, n))) else {
-                    break;
-                };
-                changed.push(up.0 as usize);
-                if up.1.role.is_interactive() {
-                    break;
+        match touched {
+            Touches::Itself => {
+                if INHERITED_STATES.contains(&event.detail.as_str()) && !node.children.is_empty() {
+                    return None;
                 }
-                at = up.1.parent;
+                let names = matches!(
+                    (event.member.as_str(), event.detail.as_str()),
+                    ("PropertyChange", "accessible-name") | ("TextChanged", _)
+                );
+                again.elements.push(index);
+                if names && !node.role.is_interactive() {
+                    again.elements.extend(named_by(nodes, index));
+                }
             }
-        }
-        for index in changed {
-            if !found.contains(&index) {
-                found.push(index);
+            Touches::Below => {
+                again.subtrees.push(index);
+                if !node.role.is_interactive() {
+                    again.elements.extend(named_by(nodes, index));
+                }
             }
-        }
-        if found.len() > MAX_READ_AGAIN {
-            return None;
+            Touches::Parent => again.subtrees.push(node.parent? as usize),
         }
     }
-    Some(found)
+    // The window itself, or a subtree under what is not drawn (whether the walk would ask its
+    // places depends on the ancestor's role): walk the window.
+    let under_undrawn = |i: usize| {
+        nodes
+            .get(i)
+            .and_then(|n| n.parent)
+            .and_then(|p| nodes.get(p as usize))
+            .is_none_or(|p| p.states.contains(State::Offscreen))
+    };
+    if again.subtrees.iter().any(|&i| under_undrawn(i)) {
+        return None;
+    }
+    // Outermost subtrees only; what they hold is read with them.
+    let ends: Vec<(usize, usize)> = again
+        .subtrees
+        .iter()
+        .map(|&i| (i, cu_core::model::walk::subtree_end(nodes, i)))
+        .collect();
+    let mut subtrees: Vec<usize> = ends
+        .iter()
+        .filter(|&&(at, _)| !ends.iter().any(|&(o, end)| o < at && at < end))
+        .map(|&(at, _)| at)
+        .collect();
+    subtrees.sort_unstable();
+    subtrees.dedup();
+    let walked = |i: usize| {
+        ends.iter()
+            .any(|&(at, end)| subtrees.contains(&at) && (at..end).contains(&i))
+    };
+    let mut elements: Vec<usize> = Vec::new();
+    for &i in &again.elements {
+        if !walked(i) && !elements.contains(&i) {
+            elements.push(i);
+        }
+    }
+    let walked_again: usize = ends
+        .iter()
+        .filter(|(at, _)| subtrees.contains(at))
+        .map(|(at, end)| end - at)
+        .sum();
+    let too_many = elements.len() > MAX_READ_AGAIN || walked_again * SUBTREE_SHARE > nodes.len();
+    // What the walk does not hold can only have come with a subtree walked again.
+    if too_many || (subtrees.is_empty() && !again.unknown.is_empty()) {
+        return None;
+    }
+    Some(Again {
+        elements,
+        subtrees,
+        unknown: again.unknown,
+    })
+}
+
+/// `walk` with the subtree rooted at `at` replaced by `again`, that subtree walked again, and
+/// what the walk left out counted anew; `None` when the walk of the subtree was cut short by
+/// time or a silent application, or the window would now hold more than `max_nodes` (a walk
+/// decides what to leave out).
+pub fn splice((nodes, truncation): Walk, at: usize, again: Walk, max_nodes: usize) -> Option<Walk> {
+    let (subtree, cut) = again;
+    if cut.as_ref().is_some_and(|t| t.reason.depends_on_timing()) || at >= nodes.len() {
+        return None;
+    }
+    let end = cu_core::model::walk::subtree_end(&nodes, at);
+    let left_out_before: u32 = nodes[at..end].iter().map(|n| n.omitted_children).sum();
+    let nodes = cu_core::model::walk::splice(nodes, at, subtree);
+    if nodes.len() > max_nodes {
+        return None;
+    }
+    let kept = truncation
+        .filter(|t| t.omitted > left_out_before)
+        .map(|t| Truncation {
+            omitted: t.omitted - left_out_before,
+            ..t
+        });
+    let truncation = match (kept, cut) {
+        (Some(k), Some(c)) => Some(Truncation {
+            omitted: k.omitted + c.omitted,
+            ..k
+        }),
+        (k, c) => k.or(c),
+    };
+    Some((nodes, truncation))
+}
+
+/// The ancestors of `nodes[index]` up to the control its name or content may name (at most
+/// [`NAMED_BY_LABEL`] levels up), and what lies between; none when no control is that near.
+fn named_by(nodes: &[Node], index: usize) -> Vec<usize> {
+    let mut up = Vec::new();
+    let mut at = nodes.get(index).and_then(|n| n.parent);
+    for _ in 0..NAMED_BY_LABEL {
+        let Some((p, node)) = at.and_then(|p| nodes.get(p as usize).map(|n| (p as usize, n)))
+        else {
+            break;
+        };
+        up.push(p);
+        if node.role.is_interactive() {
+            return up;
+        }
+        at = node.parent;
+    }
+    Vec::new()
 }
 
 /// A kept walk that holds so far, and what the caller must still confirm.
@@ -457,15 +620,21 @@ mod tests {
             logged("TextChanged", "insert", "/entry"),
             logged("TextSelectionChanged", "", "/entry"),
         ];
-        assert_eq!(read_again(&nodes, ":1.5", &typed), Some(vec![1, 2]));
-        assert_eq!(read_again(&nodes, ":1.5", &[]), Some(vec![]));
-        // Something came or went, was drawn or hidden, or is not in the walk: walk again.
+        let elements = |e: Vec<usize>| {
+            Some(Again {
+                elements: e,
+                ..Again::default()
+            })
+        };
+        assert_eq!(read_again(&nodes, ":1.5", &typed), elements(vec![1, 2]));
+        assert_eq!(read_again(&nodes, ":1.5", &[]), elements(vec![]));
+        // The window's own children changed, an element not in the walk and nothing walked
+        // again that may hold it, an event that may change anything: walk again.
         for walk in [
             logged("ChildrenChanged", "add", "/frame"),
-            logged("StateChanged", "showing", "/ok"),
-            logged("StateChanged", "expanded", "/ok"),
             logged("StateChanged", "focused", "/popup-item"),
             logged("BoundsChanged", "", "/ok"),
+            logged("PropertyChange", "accessible-role", "/ok"),
         ] {
             assert_eq!(
                 read_again(&nodes, ":1.5", std::slice::from_ref(&walk)),
@@ -487,7 +656,7 @@ mod tests {
                 ":1.5",
                 &[logged("PropertyChange", "accessible-name", "/label")]
             ),
-            Some(vec![2, 1])
+            elements(vec![2, 1])
         );
         // A container made insensitive takes its children with it, without their events.
         assert_eq!(
@@ -504,7 +673,7 @@ mod tests {
                 ":1.5",
                 &[logged("StateChanged", "sensitive", "/label")]
             ),
-            Some(vec![2])
+            elements(vec![2])
         );
         // Too many elements changed: walking is cheaper.
         let many: Vec<Node> = (0..=MAX_READ_AGAIN + 1)
@@ -514,6 +683,143 @@ mod tests {
             .map(|i| logged("StateChanged", "checked", &format!("/{i}")))
             .collect();
         assert_eq!(read_again(&many, ":1.5", &events), None);
+    }
+
+    /// `frame > [panel > [list > [row0, row1]], button > label, menu (hidden) > item]`.
+    fn window_with_a_list() -> Vec<Node> {
+        let spec: [(&str, Role, Option<u32>, &[u32]); 8] = [
+            ("/frame", Role::Window, None, &[1, 4, 6]),
+            ("/panel", Role::Group, Some(0), &[2]),
+            ("/list", Role::List, Some(1), &[3]),
+            ("/row0", Role::ListItem, Some(2), &[]),
+            ("/button", Role::Button, Some(0), &[5]),
+            ("/label", Role::Label, Some(4), &[]),
+            ("/menu", Role::Menu, Some(0), &[7]),
+            ("/item", Role::MenuItem, Some(6), &[]),
+        ];
+        spec.iter()
+            .map(|(path, role, parent, children)| {
+                let mut n = Node::new(*role, ElementIdentity(format!(":1.5|{path}")));
+                n.parent = *parent;
+                n.children = children.to_vec();
+                if path.starts_with("/menu") || *path == "/item" {
+                    n.states.insert(State::Offscreen);
+                }
+                n
+            })
+            .collect()
+    }
+
+    #[test]
+    fn elements_that_came_or_went_walk_the_subtree_that_holds_them() {
+        let nodes = window_with_a_list();
+        // A row added to the list, and the new row's own events: the list is walked again.
+        let grown = [
+            logged("ChildrenChanged", "add", "/list"),
+            logged("StateChanged", "showing", "/row1"),
+            logged("PropertyChange", "accessible-name", "/row1"),
+            logged("StateChanged", "focused", "/row0"),
+        ];
+        assert_eq!(
+            read_again(&nodes, ":1.5", &grown),
+            Some(Again {
+                elements: vec![],
+                subtrees: vec![2],
+                unknown: vec!["/row1".into()],
+            })
+        );
+        // Only the outermost of two subtrees; an element read again elsewhere stays.
+        let both = [
+            logged("ChildrenChanged", "add", "/list"),
+            logged("StateChanged", "showing", "/panel"),
+            logged("PropertyChange", "accessible-name", "/label"),
+        ];
+        assert_eq!(
+            read_again(&nodes, ":1.5", &both),
+            Some(Again {
+                elements: vec![5, 4],
+                subtrees: vec![1],
+                unknown: vec![],
+            })
+        );
+        // An element that ended: its parent's subtree.
+        assert_eq!(
+            read_again(
+                &nodes,
+                ":1.5",
+                &[logged("StateChanged", "defunct", "/row0")]
+            )
+            .map(|a| a.subtrees),
+            Some(vec![2])
+        );
+        // A closed menu's item (under what is not drawn): the walk decides by the menu's role
+        // whether to place it, so the window is walked.
+        assert_eq!(
+            read_again(&nodes, ":1.5", &[logged("ChildrenChanged", "add", "/item")]),
+            None
+        );
+        // A subtree that is half the window or more: walked whole.
+        assert_eq!(
+            read_again(
+                &nodes,
+                ":1.5",
+                &[logged("StateChanged", "showing", "/panel")]
+            )
+            .map(|a| a.subtrees),
+            Some(vec![1])
+        );
+        let mut small = nodes.clone();
+        small.truncate(4);
+        small[0].children = vec![1];
+        assert_eq!(
+            read_again(
+                &small,
+                ":1.5",
+                &[logged("StateChanged", "showing", "/panel")]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_subtree_walked_again_counts_what_is_left_out_anew() {
+        use cu_core::model::element::TruncationReason;
+        let mut nodes = window_with_a_list();
+        // The list had 5 rows left out; the window 2 more elsewhere.
+        nodes[2].omitted_children = 5;
+        let cut = |reason, omitted| Some(Truncation { reason, omitted });
+        let walk = (nodes.clone(), cut(TruncationReason::NodeLimit, 7));
+        let list = |rows: usize| {
+            let mut list = vec![nodes[2].clone()];
+            list[0].parent = None;
+            list[0].omitted_children = 0;
+            list[0].children = (1..=rows as u32).collect();
+            for r in 0..rows {
+                let mut row = nodes[3].clone();
+                row.identity = ElementIdentity(format!(":1.5|/row{r}"));
+                row.parent = Some(0);
+                list.push(row);
+            }
+            list
+        };
+        // All rows read now: only the 2 elsewhere are left out.
+        let Some((spliced, left_out)) = splice(walk.clone(), 2, (list(3), None), 100) else {
+            panic!("a walk within its limits splices");
+        };
+        assert_eq!(spliced.len(), nodes.len() + 2);
+        assert_eq!(left_out, cut(TruncationReason::NodeLimit, 2));
+        // Still one row left out below.
+        let mut short = list(3);
+        short[0].omitted_children = 1;
+        let again = (short, cut(TruncationReason::NodeLimit, 1));
+        assert_eq!(
+            splice(walk.clone(), 2, again, 100).map(|w| w.1),
+            Some(cut(TruncationReason::NodeLimit, 3))
+        );
+        // Cut short by time, or more than the window may hold: the window is walked.
+        let timed = (list(3), cut(TruncationReason::TimeBudget, 1));
+        assert!(splice(walk.clone(), 2, timed, 100).is_none());
+        assert!(splice(walk, 2, (list(3), None), 9).is_none());
     }
 
     #[test]

@@ -149,6 +149,64 @@ pub fn graft_last(nodes: &mut Vec<Node>, subtree: Vec<Node>) {
     }));
 }
 
+/// The end of the subtree rooted at `at` in a pre-order arena: its nodes are `at..end`.
+pub fn subtree_end(nodes: &[Node], at: usize) -> usize {
+    let mut end = at + 1;
+    while end < nodes.len() {
+        // Pre-order: the subtree goes on while the next node's parent lies inside it.
+        match nodes[end].parent {
+            Some(p) if (at..end).contains(&(p as usize)) => end += 1,
+            _ => break,
+        }
+    }
+    end.min(nodes.len())
+}
+
+/// Replaces the subtree rooted at `at` in a pre-order arena by `subtree` (pre-order, its root
+/// first), which takes the old root's place under the same parent; every link is renumbered so
+/// the result is pre-order again. An `at` outside the arena or an empty `subtree` changes
+/// nothing.
+pub fn splice(nodes: Vec<Node>, at: usize, subtree: Vec<Node>) -> Vec<Node> {
+    if at >= nodes.len() || subtree.is_empty() {
+        return nodes;
+    }
+    let end = subtree_end(&nodes, at);
+    let added = subtree.len();
+    // An index past the old subtree moves by the difference in size.
+    let moved = |i: u32| -> u32 {
+        if (i as usize) < end {
+            i
+        } else {
+            (i as usize + added - (end - at)) as u32
+        }
+    };
+    let parent = nodes[at].parent;
+    let mut out = Vec::with_capacity(nodes.len() - (end - at) + added);
+    let mut rest = nodes.into_iter();
+    out.extend(rest.by_ref().take(at));
+    let rest = rest.skip(end - at);
+    let base = at as u32;
+    out.extend(subtree.into_iter().map(|mut n| {
+        n.parent = match n.parent {
+            None => parent,
+            Some(p) => Some(p + base),
+        };
+        for c in &mut n.children {
+            *c += base;
+        }
+        n
+    }));
+    out.extend(rest);
+    let (before, after) = out.split_at_mut(at);
+    for n in before.iter_mut().chain(after.iter_mut().skip(added)) {
+        n.parent = n.parent.map(moved);
+        for c in &mut n.children {
+            *c = moved(*c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -194,6 +252,62 @@ mod tests {
             ],
             reads: 0,
         }
+    }
+
+    /// Every link of a pre-order arena agrees: each child names its parent, in order.
+    fn consistent(nodes: &[Node]) -> bool {
+        nodes.iter().enumerate().all(|(i, n)| {
+            n.children
+                .iter()
+                .all(|&c| nodes.get(c as usize).and_then(|c| c.parent) == Some(i as u32))
+        }) && into_preorder(nodes.to_vec())
+            .iter()
+            .zip(nodes)
+            .all(|(a, b)| a.identity == b.identity)
+    }
+
+    #[test]
+    fn a_spliced_subtree_takes_the_old_ones_place_in_pre_order() {
+        let walked = |tree| {
+            let mut source = Fake { tree, reads: 0 };
+            let far = Instant::now() + Duration::from_secs(5);
+            walk_tree(&mut source, 0, &SnapshotOptions::default(), far).map(|w| w.0)
+        };
+        let Some(window) = walked(fake().tree) else {
+            panic!("the fake answers");
+        };
+        assert_eq!(names(&window), ["root", "a", "a1", "a2", "b", "b1"]);
+        assert_eq!(subtree_end(&window, 1), 4);
+        assert_eq!(subtree_end(&window, 4), 6);
+        assert_eq!(subtree_end(&window, 0), 6);
+        // "a" now holds three children: everything after it moves down by one.
+        let Some(grown) = walked(vec![
+            ("a", vec![1, 2, 3]),
+            ("a1", vec![]),
+            ("new", vec![]),
+            ("a2", vec![]),
+        ]) else {
+            panic!("the fake answers");
+        };
+        let spliced = splice(window.clone(), 1, grown);
+        assert_eq!(names(&spliced), ["root", "a", "a1", "new", "a2", "b", "b1"]);
+        assert!(consistent(&spliced));
+        assert_eq!(spliced[0].children, [1, 5]);
+        // "b" lost its child: nothing after, the root's links stay.
+        let Some(shrunk) = walked(vec![("b", vec![])]) else {
+            panic!("the fake answers");
+        };
+        let spliced = splice(window.clone(), 4, shrunk);
+        assert_eq!(names(&spliced), ["root", "a", "a1", "a2", "b"]);
+        assert!(consistent(&spliced));
+        // "a" emptied: "b" moves up.
+        let Some(emptied) = walked(vec![("a", vec![])]) else {
+            panic!("the fake answers");
+        };
+        let spliced = splice(window, 1, emptied);
+        assert_eq!(names(&spliced), ["root", "a", "b", "b1"]);
+        assert_eq!(spliced[0].children, [1, 2]);
+        assert!(consistent(&spliced));
     }
 
     fn names(nodes: &[Node]) -> Vec<&str> {

@@ -73,6 +73,35 @@ pub(crate) struct Walked {
     pub(crate) popups: Vec<ObjRef>,
 }
 
+impl Walked {
+    /// What a walk of a whole window (`nodes`) saw.
+    pub(crate) fn of(nodes: &[Node]) -> Walked {
+        Walked {
+            grid: nodes.iter().any(|n| n.grid.is_some()),
+            paths: nodes
+                .iter()
+                .filter_map(|n| n.identity.0.split_once('|'))
+                .map(|(_, path)| path.to_owned())
+                .collect(),
+            popups: combo_lists(nodes),
+        }
+    }
+}
+
+/// The lists and menus whose parent is a combo box: a drop-down's popup, open or not.
+fn combo_lists(nodes: &[Node]) -> Vec<ObjRef> {
+    nodes
+        .iter()
+        .filter(|n| matches!(n.role, Role::List | Role::Menu))
+        .filter(|n| {
+            n.parent
+                .and_then(|p| nodes.get(p as usize))
+                .is_some_and(|p| p.role == Role::ComboBox)
+        })
+        .filter_map(|n| ObjRef::from_identity(&n.identity).ok())
+        .collect()
+}
+
 struct Fetched {
     parent: Option<u32>,
     /// The node's place among its parent's children (replies arrive in any order).
@@ -95,12 +124,44 @@ struct Pending {
     hidden: bool,
 }
 
-/// Walks the subtree under `root`.
+/// Walks the subtree under `root` (a window, a popup, an element asked for), with the
+/// application's bulk items where its toolkit gives them.
 pub(crate) async fn walk(
     atspi: &Atspi,
     root: ObjRef,
     placement: Placement,
     opts: &SnapshotOptions,
+) -> Result<(Vec<Node>, Option<Truncation>)> {
+    walk_from(atspi, root, placement, opts, Start::Window).await
+}
+
+/// Walks again the subtree under `root`, an element of a kept walk whose parent is drawn, as
+/// the walk of its window read it, without the bulk items (they list the whole application: a
+/// subtree is read faster alone).
+pub(crate) async fn walk_again(
+    atspi: &Atspi,
+    root: ObjRef,
+    placement: Placement,
+    opts: &SnapshotOptions,
+) -> Result<(Vec<Node>, Option<Truncation>)> {
+    walk_from(atspi, root, placement, opts, Start::Below).await
+}
+
+/// Where a walk starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// At the top of what is walked: the bulk items are read first where the toolkit has them.
+    Window,
+    /// Below a drawn element already walked.
+    Below,
+}
+
+async fn walk_from(
+    atspi: &Atspi,
+    root: ObjRef,
+    placement: Placement,
+    opts: &SnapshotOptions,
+    start: Start,
 ) -> Result<(Vec<Node>, Option<Truncation>)> {
     let deadline = Instant::now() + Duration::from_millis(opts.time_budget_ms);
     let max_nodes = opts.max_nodes.max(1) as usize;
@@ -117,7 +178,7 @@ pub(crate) async fn walk(
     let prefetch_started = Instant::now();
     // Every reply moves this on; SILENT after it without one, the walk stops.
     let mut heard_at = prefetch_started;
-    let prefetched = if placement.toolkit.bulk_items {
+    let prefetched = if placement.toolkit.bulk_items && start == Start::Window {
         let within = SILENT.min(deadline.saturating_duration_since(prefetch_started));
         match tokio::time::timeout(within, prefetch(atspi, &root.bus)).await {
             Ok(items) => {

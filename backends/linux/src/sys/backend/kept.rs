@@ -1,8 +1,9 @@
 //! Answering an observation from the window's kept walk ([`crate::trees`]): as it is when its
 //! application sent no event since, the window system describes the window as it was, and
 //! every element of its documents is where the walk saw it; with the elements the events name
-//! read again when each event changed one element's own name, value, text or state and every
-//! other element drawn is where the walk saw it.
+//! read again when each event changed one element's own name, value, text or state, the
+//! subtrees they name walked again when elements came or went or were drawn or hidden, and
+//! every other element drawn is where the walk saw it.
 
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
 use cu_core::model::geometry::Rect;
@@ -13,16 +14,18 @@ use cu_core::model::element::State;
 use super::connected::{Connected, InputPath, CAUGHT_UP};
 use super::misplaced::Wrong;
 use super::state::WindowEntry;
-use crate::sys::atspi::{walk, ObjRef};
-use crate::trees::{read_again, Kept, Walk};
+use crate::sys::atspi::walk::{self, Walked};
+use crate::sys::atspi::ObjRef;
+use crate::trees::{read_again, splice, Again, Kept, Walk};
 
 /// How an observation was answered from a kept walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FromKept {
     /// As it was: nothing changed since.
     Unchanged,
-    /// With this many elements read again, as the application's events named them.
-    ReadAgain(usize),
+    /// With elements read again and subtrees walked again, as the application's events named
+    /// them.
+    ReadAgain,
 }
 
 impl Connected {
@@ -89,6 +92,11 @@ impl Connected {
         let walk = self
             .read_elements_again(window, &entry, walk, &again, options)
             .await?;
+        if !again.subtrees.is_empty() && options.read_cells {
+            // Elements came: an event from one of them is the window's, a combo box's list
+            // may be among them.
+            self.windows.set_walked(window, Walked::of(&walk.0));
+        }
         self.windows.keep(
             Kept {
                 options: options.clone(),
@@ -98,22 +106,24 @@ impl Connected {
             },
             started,
         );
-        Some((entry, walk, FromKept::ReadAgain(again.len())))
+        Some((entry, walk, FromKept::ReadAgain))
     }
 
-    /// `walk` with the elements at `again` read again, if each still holds the children the walk
-    /// saw and every other element drawn is where the walk saw it (a longer label moves its
-    /// neighbours without an event); `None` means walk the window.
+    /// `walk` with the elements `again` names read again and its subtrees walked again, if each
+    /// element read again still holds the children the walk saw, every element the events
+    /// named that the walk did not hold came with a subtree, and every other element drawn is
+    /// where the walk saw it (a longer label moves its neighbours without an event); `None`
+    /// means walk the window.
     async fn read_elements_again(
         &self,
         window: &WindowId,
         entry: &WindowEntry,
         (mut nodes, truncation): Walk,
-        again: &[usize],
+        again: &Again,
         options: &SnapshotOptions,
     ) -> Option<Walk> {
         let placement = entry.placement();
-        let reads = again.iter().map(|&i| {
+        let reads = again.elements.iter().map(|&i| {
             let kept = nodes.get(i);
             let obj = kept.and_then(|n| ObjRef::from_identity(&n.identity).ok());
             // Not placed by the walk because not drawn: not placed now either (drawn again, it
@@ -126,23 +136,53 @@ impl Connected {
                     .ok()
             }
         });
+        let ends: Vec<(usize, usize)> = again
+            .subtrees
+            .iter()
+            .map(|&at| (at, cu_core::model::walk::subtree_end(&nodes, at)))
+            .collect();
+        let walks = ends.iter().map(|&(at, _)| {
+            let obj = nodes
+                .get(at)
+                .and_then(|n| ObjRef::from_identity(&n.identity).ok());
+            // As deep as the walk of the window would have gone below it.
+            let depth = std::iter::successors(nodes.get(at), |n| {
+                n.parent.and_then(|p| nodes.get(p as usize))
+            })
+            .count()
+            .saturating_sub(1) as u32;
+            let below = SnapshotOptions {
+                max_depth: options.max_depth.map(|d| d.saturating_sub(depth)),
+                ..options.clone()
+            };
+            async move {
+                walk::walk_again(&self.atspi, obj?, placement, &below)
+                    .await
+                    .ok()
+            }
+        });
+        let walked_again = |i: usize| ends.iter().any(|&(at, end)| (at..end).contains(&i));
         let places: Vec<(ElementIdentity, Option<Rect>)> = nodes
             .iter()
             .enumerate()
             .filter(|(i, n)| {
-                !again.contains(i) && n.bounds.is_some() && !n.states.contains(State::Offscreen)
+                !again.elements.contains(i)
+                    && !walked_again(*i)
+                    && n.bounds.is_some()
+                    && !n.states.contains(State::Offscreen)
             })
             .map(|(_, n)| (n.identity.clone(), n.bounds))
             .collect();
         // The pane's check goes out with the reads: one round of calls, not two.
-        let (read, wrong) = futures_util::join!(
+        let (read, walks, wrong) = futures_util::join!(
             futures_util::future::join_all(reads),
+            futures_util::future::join_all(walks),
             self.misplaced_now(window)
         );
         if !self.placed_as(entry, wrong.as_deref(), &places).await {
             return None;
         }
-        for (&i, read) in again.iter().zip(read) {
+        for (&i, read) in again.elements.iter().zip(read) {
             let (mut node, children) = read?;
             let kept = nodes.get(i)?;
             let same_children = kept.omitted_children == 0
@@ -169,7 +209,27 @@ impl Connected {
             node.toolkit_id = kept.toolkit_id.clone();
             nodes[i] = node;
         }
-        Some((nodes, truncation))
+        // Elements that came into a pane LibreOffice reports misplaced would not be moved with
+        // it: the walk of the window finds what the pane holds.
+        if wrong.is_some() && !ends.is_empty() {
+            return None;
+        }
+        let mut walk = (nodes, truncation);
+        // Last first: a splice renumbers only what follows it.
+        for (&(at, _), subtree) in ends.iter().zip(walks).rev() {
+            walk = splice(walk, at, subtree?, options.max_nodes as usize)?;
+        }
+        // What the walk did not hold came with a subtree walked again, or the window is walked.
+        let bus = entry.frame.as_ref().map(|f| f.bus.as_str())?;
+        let held = |path: &String| {
+            let identity = format!("{bus}|{path}");
+            walk.0.iter().any(|n| n.identity.0 == identity)
+        };
+        if !again.unknown.iter().all(held) {
+            tracing::debug!(unknown = ?again.unknown, "kept walk behind: an element came elsewhere");
+            return None;
+        }
+        Some(walk)
     }
     /// Whether every one of `places` is where its kept walk saw it: the same extents, placed as
     /// a walk places them now (moved down as the walk moved them where LibreOffice still reports

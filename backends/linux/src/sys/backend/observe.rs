@@ -33,7 +33,7 @@ impl Connected {
             let mut snapshot = Snapshot::new(entry.info, c.desktop.clone(), walk, started);
             snapshot.read = match how {
                 super::kept::FromKept::Unchanged => Read::Kept,
-                super::kept::FromKept::ReadAgain(_) => Read::Events,
+                super::kept::FromKept::ReadAgain => Read::Events,
             };
             return Ok(snapshot);
         }
@@ -113,16 +113,7 @@ impl Connected {
         // Only a walk of everything says whether the window holds a grid (a walk without
         // cells would say it does not, and Collection would then visit a sheet's 2^31 cells).
         if options.subtree.is_none() && options.read_cells {
-            let walked = Walked {
-                grid: nodes.iter().any(|n| n.grid.is_some()),
-                paths: nodes
-                    .iter()
-                    .filter_map(|n| n.identity.0.split_once('|'))
-                    .map(|(_, path)| path.to_owned())
-                    .collect(),
-                popups: combo_lists(&nodes),
-            };
-            c.windows.set_walked(window, walked);
+            c.windows.set_walked(window, Walked::of(&nodes));
             // What has focus, as a candidate for the gate's next focus probe (read live then).
             let focused = nodes
                 .iter()
@@ -196,19 +187,4 @@ fn window_alone(
         .bounds
         .map(|b| Rect::new(0, 0, b.width, b.height));
     Snapshot::new(entry.info, desktop.clone(), (vec![root], unread), started)
-}
-
-/// The lists and menus whose parent is a combo box: a drop-down's popup, open or not.
-fn combo_lists(nodes: &[cu_core::model::element::Node]) -> Vec<ObjRef> {
-    use cu_core::model::role::Role;
-    nodes
-        .iter()
-        .filter(|n| matches!(n.role, Role::List | Role::Menu))
-        .filter(|n| {
-            n.parent
-                .and_then(|p| nodes.get(p as usize))
-                .is_some_and(|p| p.role == Role::ComboBox)
-        })
-        .filter_map(|n| ObjRef::from_identity(&n.identity).ok())
-        .collect()
 }
