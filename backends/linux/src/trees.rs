@@ -28,9 +28,10 @@
 //! Pure: the caller reads the counts, the window and the places; the window map drops a
 //! window's [`KeptWalk`] with everything else it keeps of the window.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions, State, Truncation};
+use cu_core::model::element::{Node, SnapshotOptions, State, Truncation};
 use cu_core::model::geometry::Rect;
 use cu_core::model::role::Role;
 use cu_core::model::window::WindowInfo;
@@ -108,9 +109,22 @@ pub struct Again {
     /// each is walked again with everything it holds, in pre-order; none holds another, and
     /// none of `elements` lies inside one.
     pub subtrees: Vec<usize>,
-    /// Object paths the events named that the walk does not hold: each must be found in one of
-    /// the subtrees walked again (an element that came with them), else the window is walked.
+    /// Object paths of elements the walk does not hold, whose parent is not in the walk
+    /// either: each must be found in one of the subtrees walked again (it came with them), else
+    /// the window is walked.
     pub unknown: Vec<String>,
+    /// Object paths of elements the walk does not hold whose parent the caller is to ask
+    /// before calling [`read_again`] again with the answers.
+    pub ask: Vec<String>,
+}
+
+/// Where an element the walk did not hold is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    /// It no longer answers: it ended.
+    Gone,
+    /// Its parent's object path (the same application).
+    At(String),
 }
 
 impl Again {
@@ -127,7 +141,7 @@ enum Touches {
     Itself,
     /// What it holds (children came or went) or whether it is drawn or open.
     Below,
-    /// It ended: what its parent holds changed.
+    /// It ended or moved: what its parent holds changed.
     Parent,
 }
 
@@ -154,7 +168,10 @@ fn touches(e: &Logged) -> Option<Touches> {
         ("Object", "StateChanged", detail) if DRAWN_STATES.contains(&detail) => {
             Some(Touches::Below)
         }
-        ("Object", "StateChanged", "defunct") => Some(Touches::Parent),
+        // It ended, or it was hung elsewhere (a new element is hung before its parent says it
+        // came): what its parent holds changed.
+        ("Object", "StateChanged", "defunct")
+        | ("Object", "PropertyChange", "accessible-parent") => Some(Touches::Parent),
         _ => None,
     }
 }
@@ -175,14 +192,22 @@ const SUBTREE_SHARE: usize = 2;
 ///   child label's name);
 /// - an element whose children came or went, or that was drawn, hidden, opened or closed, is
 ///   walked again with what it holds (an element that ended: its parent);
-/// - an element the walk does not hold must come with one of those subtrees.
+/// - an element the walk does not hold is asked for its parent (`parents`: the caller's answers;
+///   those not there yet are listed in [`Again::ask`]): one that ended is passed over, one
+///   whose parent is in the walk walks that parent again, any other must come with a subtree
+///   walked again.
 ///
 /// `None` means walk the window: a window opened, an event changed anything else, the window
 /// itself is to be walked again, a container's sensitivity changed (GTK 3 passes it to its
 /// children without their events), more than [`MAX_READ_AGAIN`] elements changed or the
 /// subtrees hold half the window, or a subtree hangs below what is not drawn. Where everything
 /// else now is, the caller confirms (a longer label moves its neighbours without an event).
-pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again> {
+pub fn read_again(
+    nodes: &[Node],
+    bus: &str,
+    events: &[Logged],
+    parents: &HashMap<String, Parent>,
+) -> Option<Again> {
     let mut again = Again::default();
     let at: std::collections::HashMap<&str, usize> = nodes
         .iter()
@@ -195,8 +220,22 @@ pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again>
     for event in events {
         let touched = touches(event)?;
         let Some(&index) = at.get(event.path.as_str()) else {
-            if !again.unknown.contains(&event.path) {
-                again.unknown.push(event.path.clone());
+            // An element the walk does not hold: gone already (passed over), or new (LibreOffice
+            // hangs a new paragraph without saying its parent's children changed): what holds
+            // it is walked again, or it must come with a subtree walked again.
+            match parents.get(&event.path) {
+                Some(Parent::Gone) => {}
+                Some(Parent::At(parent)) if at.contains_key(parent.as_str()) => {
+                    again.subtrees.push(at[parent.as_str()]);
+                }
+                found => {
+                    if found.is_none() && !again.ask.contains(&event.path) {
+                        again.ask.push(event.path.clone());
+                    }
+                    if !again.unknown.contains(&event.path) {
+                        again.unknown.push(event.path.clone());
+                    }
+                }
             }
             continue;
         };
@@ -265,14 +304,16 @@ pub fn read_again(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again>
         .map(|(at, end)| end - at)
         .sum();
     let too_many = elements.len() > MAX_READ_AGAIN || walked_again * SUBTREE_SHARE > nodes.len();
-    // What the walk does not hold can only have come with a subtree walked again.
-    if too_many || (subtrees.is_empty() && !again.unknown.is_empty()) {
+    // What the walk does not hold can only have come with a subtree walked again, once the
+    // parents asked for are known.
+    if too_many || (again.ask.is_empty() && subtrees.is_empty() && !again.unknown.is_empty()) {
         return None;
     }
     Some(Again {
         elements,
         subtrees,
         unknown: again.unknown,
+        ask: again.ask,
     })
 }
 
@@ -331,15 +372,15 @@ fn named_by(nodes: &[Node], index: usize) -> Vec<usize> {
 pub struct Held {
     /// The walk.
     pub walk: Walk,
-    /// Each element inside a document (the document included) with the place the walk gave it:
-    /// the walk holds only if every one is still there.
-    pub places: Vec<(ElementIdentity, Option<Rect>)>,
+    /// Each element inside a document (the document included), as indices into the walk: each
+    /// is read where it is now, and one that moved is moved (a page scrolled).
+    pub places: Vec<usize>,
 }
 
-/// The elements of `nodes` (pre-order, parents before children) inside a document, with their
-/// places, except those the toolkit says are not drawn (marked offscreen by the walk, their
-/// places not read): one that comes to be drawn says so with an event.
-fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
+/// The elements of `nodes` (pre-order, parents before children) inside a document, except
+/// those the toolkit says are not drawn (marked offscreen by the walk, their places not read):
+/// one that comes to be drawn says so with an event.
+fn document_places(nodes: &[Node]) -> Vec<usize> {
     let mut inside = vec![false; nodes.len()];
     let mut drawn = Vec::new();
     let mut undrawn = Vec::new();
@@ -350,11 +391,10 @@ fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
             .unwrap_or(false);
         inside[i] = parent_inside || node.role == Role::Document;
         if inside[i] {
-            let place = (node.identity.clone(), node.bounds);
             if node.states.contains(State::Offscreen) {
-                undrawn.push(place);
+                undrawn.push(i);
             } else {
-                drawn.push(place);
+                drawn.push(i);
             }
         }
     }
@@ -367,6 +407,31 @@ fn document_places(nodes: &[Node]) -> Vec<(ElementIdentity, Option<Rect>)> {
     }
 }
 
+/// Moves each element of `nodes` at `places` (indices) to where it is now (`now`, in the same
+/// order, placed as a walk places them) and says how many moved; `None` when one could not be
+/// read, or one the walk left unplaced because it is not drawn has a place now (a walk decides
+/// whether to place it).
+pub fn moved_to(
+    nodes: &mut [Node],
+    places: &[usize],
+    now: Vec<Option<Option<Rect>>>,
+) -> Option<usize> {
+    let mut moved = 0;
+    for (&i, now) in places.iter().zip(now) {
+        let now = now?;
+        let node = nodes.get_mut(i)?;
+        if node.bounds == now {
+            continue;
+        }
+        if node.bounds.is_none() && node.states.contains(State::Offscreen) {
+            return None;
+        }
+        node.bounds = now;
+        moved += 1;
+    }
+    Some(moved)
+}
+
 /// Whether `kept` was asked for the same elements as `options` asks: the same options but for
 /// the time budget (a walk cut short by time is never kept) and whether it may be reused (the
 /// gate's and the effect checks' live walks serve the next observation).
@@ -376,6 +441,17 @@ fn same_ask(kept: &Kept, options: &SnapshotOptions) -> bool {
         time_budget_ms: options.time_budget_ms,
         ..kept.options.clone()
     } == *options
+}
+
+/// A kept walk behind the application's events or the window's title ([`KeptWalk::behind`]).
+#[derive(Debug, Clone)]
+pub struct Behind {
+    /// The application's event count when the walk began.
+    pub count: u64,
+    /// The walk.
+    pub walk: Walk,
+    /// The window's title or focus changed since: its element is read again.
+    pub retitled: bool,
 }
 
 /// Where a window was last described, and when that place was first seen after another
@@ -428,18 +504,31 @@ impl KeptWalk {
         self.kept.is_some()
     }
 
-    /// The kept walk and its application's event count when it began, if only that count
-    /// differs from `count` (asked with `options`, the window described as `window` now): the
-    /// events between may say what to read again ([`read_again`]).
+    /// The kept walk, if only its application's event count (now `count`) or the window's
+    /// title or focus differ from when it began (asked with `options`, the window described as
+    /// `window` now): the events between may say what to read again ([`read_again`]).
     pub fn behind(
         &self,
         window: &WindowInfo,
         options: &SnapshotOptions,
         count: u64,
-    ) -> Option<(u64, Walk)> {
+    ) -> Option<Behind> {
         let kept = self.kept.as_ref()?;
-        (options.reuse && kept.count < count && same_ask(kept, options) && &kept.window == window)
-            .then(|| (kept.count, kept.walk.clone()))
+        let retitled = kept.window.title != window.title || kept.window.focused != window.focused;
+        let same_place = WindowInfo {
+            title: window.title.clone(),
+            focused: window.focused,
+            ..kept.window.clone()
+        } == *window;
+        (options.reuse
+            && (kept.count < count || retitled && kept.count == count)
+            && same_ask(kept, options)
+            && same_place)
+            .then(|| Behind {
+                count: kept.count,
+                walk: kept.walk.clone(),
+                retitled,
+            })
     }
 
     /// The kept walk if it still holds: asked with `options`, the window described as `window`
@@ -458,6 +547,7 @@ impl KeptWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cu_core::model::element::ElementIdentity;
     use cu_core::model::window::WindowId;
 
     fn window(x: i32, title: &str) -> WindowInfo {
@@ -580,24 +670,22 @@ mod tests {
         let held = trees
             .get(&window(0, "Fixture"), &options, 3)
             .map(|h| h.places);
-        assert_eq!(
-            held,
-            Some(vec![
-                (
-                    ElementIdentity(":1.5|/doc".into()),
-                    Some(Rect::new(0, 20, 300, 180))
-                ),
-                (
-                    ElementIdentity(":1.5|/a".into()),
-                    Some(Rect::new(5, 40, 50, 10))
-                ),
-                (ElementIdentity(":1.5|/p".into()), None),
-            ])
-        );
+        // The document, the link, the unplaced paragraph; not the hidden button.
+        assert_eq!(held, Some(vec![3, 4, 5]));
         // A window without a document has nothing to confirm.
         trees.keep(kept(4), Instant::now());
         let plain = trees.get(&window(0, "Fixture"), &options, 4);
         assert_eq!(plain.map(|h| h.places.len()), Some(0));
+    }
+
+    /// What to read again, every element the walk does not hold being under another that it
+    /// does not hold either.
+    fn plan(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again> {
+        let elsewhere = events
+            .iter()
+            .map(|e| (e.path.clone(), Parent::At("/elsewhere".into())))
+            .collect();
+        read_again(nodes, bus, events, &elsewhere)
     }
 
     fn logged(member: &str, detail: &str, path: &str) -> Logged {
@@ -626,24 +714,25 @@ mod tests {
                 ..Again::default()
             })
         };
-        assert_eq!(read_again(&nodes, ":1.5", &typed), elements(vec![1, 2]));
-        assert_eq!(read_again(&nodes, ":1.5", &[]), elements(vec![]));
-        // The window's own children changed, an element not in the walk and nothing walked
-        // again that may hold it, an event that may change anything: walk again.
+        assert_eq!(plan(&nodes, ":1.5", &typed), elements(vec![1, 2]));
+        assert_eq!(plan(&nodes, ":1.5", &[]), elements(vec![]));
+        // The window's own children changed, an event that may change anything: walk.
         for walk in [
             logged("ChildrenChanged", "add", "/frame"),
-            logged("StateChanged", "focused", "/popup-item"),
             logged("BoundsChanged", "", "/ok"),
             logged("PropertyChange", "accessible-role", "/ok"),
         ] {
             assert_eq!(
-                read_again(&nodes, ":1.5", std::slice::from_ref(&walk)),
+                plan(&nodes, ":1.5", std::slice::from_ref(&walk)),
                 None,
                 "{walk:?}"
             );
         }
         // Another application's element of the same path is not this one.
-        assert_eq!(read_again(&nodes, ":1.6", &typed[..1]), None);
+        assert_eq!(
+            read_again(&nodes, ":1.6", &typed[..1], &HashMap::new()).map(|a| a.ask),
+            Some(vec!["/entry".to_owned()])
+        );
         // A label's new name or text: the button it names is read again too.
         let mut labelled = vec![node("/frame"), node("/button"), node("/label")];
         labelled[1].parent = Some(0);
@@ -651,7 +740,7 @@ mod tests {
         labelled[2].role = Role::Label;
         labelled[2].parent = Some(1);
         assert_eq!(
-            read_again(
+            plan(
                 &labelled,
                 ":1.5",
                 &[logged("PropertyChange", "accessible-name", "/label")]
@@ -660,7 +749,7 @@ mod tests {
         );
         // A container made insensitive takes its children with it, without their events.
         assert_eq!(
-            read_again(
+            plan(
                 &labelled,
                 ":1.5",
                 &[logged("StateChanged", "sensitive", "/button")]
@@ -668,7 +757,7 @@ mod tests {
             None
         );
         assert_eq!(
-            read_again(
+            plan(
                 &labelled,
                 ":1.5",
                 &[logged("StateChanged", "sensitive", "/label")]
@@ -682,7 +771,7 @@ mod tests {
         let events: Vec<Logged> = (0..=MAX_READ_AGAIN + 1)
             .map(|i| logged("StateChanged", "checked", &format!("/{i}")))
             .collect();
-        assert_eq!(read_again(&many, ":1.5", &events), None);
+        assert_eq!(plan(&many, ":1.5", &events), None);
     }
 
     /// `frame > [panel > [list > [row0, row1]], button > label, menu (hidden) > item]`.
@@ -717,15 +806,17 @@ mod tests {
         let grown = [
             logged("ChildrenChanged", "add", "/list"),
             logged("StateChanged", "showing", "/row1"),
+            logged("ChildrenChanged", "add", "/row1"),
             logged("PropertyChange", "accessible-name", "/row1"),
             logged("StateChanged", "focused", "/row0"),
         ];
         assert_eq!(
-            read_again(&nodes, ":1.5", &grown),
+            plan(&nodes, ":1.5", &grown),
             Some(Again {
                 elements: vec![],
                 subtrees: vec![2],
                 unknown: vec!["/row1".into()],
+                ask: vec![],
             })
         );
         // Only the outermost of two subtrees; an element read again elsewhere stays.
@@ -735,16 +826,17 @@ mod tests {
             logged("PropertyChange", "accessible-name", "/label"),
         ];
         assert_eq!(
-            read_again(&nodes, ":1.5", &both),
+            plan(&nodes, ":1.5", &both),
             Some(Again {
                 elements: vec![5, 4],
                 subtrees: vec![1],
                 unknown: vec![],
+                ask: vec![],
             })
         );
         // An element that ended: its parent's subtree.
         assert_eq!(
-            read_again(
+            plan(
                 &nodes,
                 ":1.5",
                 &[logged("StateChanged", "defunct", "/row0")]
@@ -755,12 +847,12 @@ mod tests {
         // A closed menu's item (under what is not drawn): the walk decides by the menu's role
         // whether to place it, so the window is walked.
         assert_eq!(
-            read_again(&nodes, ":1.5", &[logged("ChildrenChanged", "add", "/item")]),
+            plan(&nodes, ":1.5", &[logged("ChildrenChanged", "add", "/item")]),
             None
         );
         // A subtree that is half the window or more: walked whole.
         assert_eq!(
-            read_again(
+            plan(
                 &nodes,
                 ":1.5",
                 &[logged("StateChanged", "showing", "/panel")]
@@ -772,12 +864,52 @@ mod tests {
         small.truncate(4);
         small[0].children = vec![1];
         assert_eq!(
-            read_again(
+            plan(
                 &small,
                 ":1.5",
                 &[logged("StateChanged", "showing", "/panel")]
             ),
             None
+        );
+    }
+
+    #[test]
+    fn an_element_the_walk_does_not_hold_is_asked_for_its_parent() {
+        let nodes = window_with_a_list();
+        // LibreOffice hangs a new paragraph and types into it, saying nothing of its parent.
+        let typed = [
+            logged("PropertyChange", "accessible-parent", "/row1"),
+            logged("TextChanged", "insert", "/row1"),
+        ];
+        let first = read_again(&nodes, ":1.5", &typed, &HashMap::new());
+        assert_eq!(first.map(|a| a.ask), Some(vec!["/row1".to_owned()]));
+        let answer = |parent: Parent| HashMap::from([("/row1".to_owned(), parent)]);
+        // Under the list: the list is walked again.
+        assert_eq!(
+            read_again(&nodes, ":1.5", &typed, &answer(Parent::At("/list".into()))),
+            Some(Again {
+                subtrees: vec![2],
+                ..Again::default()
+            })
+        );
+        // Gone: passed over.
+        assert_eq!(
+            read_again(&nodes, ":1.5", &typed, &answer(Parent::Gone)),
+            Some(Again::default())
+        );
+        // Under something the walk does not hold either (a popup, another window) and nothing
+        // walked again: walk the window. With a subtree walked again, the caller looks for it
+        // there.
+        let elsewhere = answer(Parent::At("/popup".into()));
+        assert_eq!(read_again(&nodes, ":1.5", &typed, &elsewhere), None);
+        let with_list = [typed[0].clone(), logged("ChildrenChanged", "add", "/list")];
+        assert_eq!(
+            read_again(&nodes, ":1.5", &with_list, &elsewhere),
+            Some(Again {
+                subtrees: vec![2],
+                unknown: vec!["/row1".into()],
+                ..Again::default()
+            })
         );
     }
 
@@ -823,6 +955,22 @@ mod tests {
     }
 
     #[test]
+    fn elements_that_moved_without_an_event_are_moved() {
+        let mut nodes = window_with_a_list();
+        let at = |y| Some(Rect::new(0, y, 50, 10));
+        nodes[4].bounds = at(40);
+        nodes[5].bounds = at(40);
+        // Below a list that grew: the button and its label moved down by a row.
+        let now = vec![Some(at(50)), Some(at(50))];
+        assert_eq!(moved_to(&mut nodes, &[4, 5], now), Some(2));
+        assert_eq!((nodes[4].bounds, nodes[5].bounds), (at(50), at(50)));
+        assert_eq!(moved_to(&mut nodes, &[4], vec![Some(at(50))]), Some(0));
+        // One that did not answer, or a closed menu's item that has a place now: walk.
+        assert_eq!(moved_to(&mut nodes, &[4], vec![None]), None);
+        assert_eq!(moved_to(&mut nodes, &[7], vec![Some(at(5))]), None);
+    }
+
+    #[test]
     fn a_kept_walk_behind_by_events_is_given_with_its_count_and_not_for_another_ask() {
         let mut trees = KeptWalk::default();
         let options = SnapshotOptions {
@@ -837,8 +985,15 @@ mod tests {
         assert_eq!(
             trees
                 .behind(&window(0, "Fixture"), &options, 5)
-                .map(|(count, _)| count),
-            Some(3)
+                .map(|b| (b.count, b.retitled)),
+            Some((3, false))
+        );
+        // Only the title changed (a page's title says how many items it holds).
+        assert_eq!(
+            trees
+                .behind(&window(0, "Todo (3)"), &options, 3)
+                .map(|b| b.retitled),
+            Some(true)
         );
         assert!(trees.behind(&window(0, "Fixture"), &options, 3).is_none());
         assert!(trees.behind(&window(5, "Fixture"), &options, 5).is_none());

@@ -5,6 +5,8 @@
 //! subtrees they name walked again when elements came or went or were drawn or hidden, and
 //! every other element drawn is where the walk saw it.
 
+use std::collections::HashMap;
+
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
@@ -16,7 +18,7 @@ use super::misplaced::Wrong;
 use super::state::WindowEntry;
 use crate::sys::atspi::walk::{self, Walked};
 use crate::sys::atspi::ObjRef;
-use crate::trees::{read_again, splice, Again, Kept, Walk};
+use crate::trees::{moved_to, read_again, splice, Again, Behind, Kept, Parent, Walk};
 
 /// How an observation was answered from a kept walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +67,37 @@ impl Connected {
             .described(&entry.info, std::time::Instant::now());
         let count = self.atspi.changes.count(&bus)?;
         if let Some(held) = self.windows.kept(&entry.info, options, count) {
-            if !self.still_placed(window, &entry, &held.places).await {
-                return None;
+            let (mut nodes, truncation) = held.walk;
+            let wrong = match held.places.is_empty() {
+                true => None,
+                false => self.misplaced_now(window).await,
+            };
+            let now = self
+                .places_now(&entry, wrong.as_deref(), &nodes, &held.places)
+                .await;
+            let moved = moved_to(&mut nodes, &held.places, now)?;
+            let walk = (nodes, truncation);
+            if moved == 0 {
+                return Some((entry, walk, FromKept::Unchanged));
             }
-            return Some((entry, held.walk, FromKept::Unchanged));
+            // A page scrolled: what moved is where it is now.
+            self.windows.keep(
+                Kept {
+                    options: options.clone(),
+                    window: entry.info.clone(),
+                    count,
+                    walk: walk.clone(),
+                },
+                started,
+            );
+            return Some((entry, walk, FromKept::ReadAgain));
         }
-        let Some((since, walk)) = self.windows.kept_behind(&entry.info, options, count) else {
+        let Some(Behind {
+            count: since,
+            walk,
+            retitled,
+        }) = self.windows.kept_behind(&entry.info, options, count)
+        else {
             tracing::debug!(count, "kept walk: not for this window or ask");
             return None;
         };
@@ -81,7 +108,32 @@ impl Connected {
             );
             return None;
         };
-        let Some(again) = read_again(&walk.0, &bus, &events) else {
+        let mut parents = HashMap::new();
+        let mut again = read_again(&walk.0, &bus, &events, &parents);
+        if let Some(ask) = again
+            .as_ref()
+            .map(|a| a.ask.clone())
+            .filter(|ask| !ask.is_empty())
+        {
+            // Elements the walk does not hold: where each is now, all asked at once.
+            let bus = bus.as_str();
+            let asked = ask.into_iter().map(|path| async move {
+                let obj = ObjRef::from_identity(&ElementIdentity(format!("{bus}|{path}"))).ok();
+                let parent = match obj {
+                    Some(obj) => self.atspi.parent(&obj).await,
+                    None => None,
+                };
+                let parent = match parent {
+                    Some(p) if p.bus == bus => Parent::At(p.path.to_string()),
+                    Some(_) => Parent::At(String::new()),
+                    None => Parent::Gone,
+                };
+                (path, parent)
+            });
+            parents.extend(futures_util::future::join_all(asked).await);
+            again = read_again(&walk.0, bus, &events, &parents);
+        }
+        let Some(mut again) = again.filter(|a| a.ask.is_empty()) else {
             tracing::debug!(
                 events = events.len(),
                 all = ?events,
@@ -89,9 +141,27 @@ impl Connected {
             );
             return None;
         };
-        let walk = self
+        // The window's element says its title and whether it is active.
+        if retitled && !again.elements.contains(&0) {
+            again.elements.push(0);
+        }
+        tracing::debug!(
+            elements = again.elements.len(),
+            subtrees = ?again
+                .subtrees
+                .iter()
+                .map(|&at| cu_core::model::walk::subtree_end(&walk.0, at) - at)
+                .collect::<Vec<_>>(),
+            ?events,
+            "kept walk behind: reading again"
+        );
+        let Some(walk) = self
             .read_elements_again(window, &entry, walk, &again, options)
-            .await?;
+            .await
+        else {
+            tracing::debug!(all = ?events, "kept walk behind: read again, walking");
+            return None;
+        };
         if !again.subtrees.is_empty() && options.read_cells {
             // Elements came: an event from one of them is the window's, a combo box's list
             // may be among them.
@@ -162,26 +232,33 @@ impl Connected {
             }
         });
         let walked_again = |i: usize| ends.iter().any(|&(at, end)| (at..end).contains(&i));
-        let places: Vec<(ElementIdentity, Option<Rect>)> = nodes
+        // Every other drawn element, read where it is now: one that moved (below a list that
+        // grew, beside a label that got longer) sent no event.
+        let places: Vec<usize> = nodes
             .iter()
             .enumerate()
             .filter(|(i, n)| {
                 !again.elements.contains(i)
                     && !walked_again(*i)
-                    && n.bounds.is_some()
                     && !n.states.contains(State::Offscreen)
             })
-            .map(|(_, n)| (n.identity.clone(), n.bounds))
+            .map(|(i, _)| i)
             .collect();
-        // The pane's check goes out with the reads: one round of calls, not two.
-        let (read, walks, wrong) = futures_util::join!(
+        // The places are read beside the reads and the walks, after the pane's check.
+        let placed = async {
+            let wrong = self.misplaced_now(window).await;
+            let now = self
+                .places_now(entry, wrong.as_deref(), &nodes, &places)
+                .await;
+            (wrong, now)
+        };
+        let (read, walks, (wrong, now)) = futures_util::join!(
             futures_util::future::join_all(reads),
             futures_util::future::join_all(walks),
-            self.misplaced_now(window)
+            placed
         );
-        if !self.placed_as(entry, wrong.as_deref(), &places).await {
-            return None;
-        }
+        let moved = moved_to(&mut nodes, &places, now)?;
+        tracing::debug!(moved, "kept walk behind: elements moved without an event");
         for (&i, read) in again.elements.iter().zip(read) {
             let (mut node, children) = read?;
             let kept = nodes.get(i)?;
@@ -209,15 +286,28 @@ impl Connected {
             node.toolkit_id = kept.toolkit_id.clone();
             nodes[i] = node;
         }
-        // Elements that came into a pane LibreOffice reports misplaced would not be moved with
-        // it: the walk of the window finds what the pane holds.
-        if wrong.is_some() && !ends.is_empty() {
-            return None;
-        }
         let mut walk = (nodes, truncation);
+        let mut came = Vec::new();
         // Last first: a splice renumbers only what follows it.
-        for (&(at, _), subtree) in ends.iter().zip(walks).rev() {
-            walk = splice(walk, at, subtree?, options.max_nodes as usize)?;
+        for (&(at, end), subtree) in ends.iter().zip(walks).rev() {
+            let (mut subtree, cut) = subtree?;
+            // Where LibreOffice reports its pane a menu bar too high, what came into a subtree
+            // the walk moved with the pane moves with it, as a snapshot of that subtree does;
+            // a subtree holding branches GTK places itself is left to the walk of the window.
+            if let Some(wrong) = wrong.as_deref() {
+                let old = walk.0.get(at..end)?;
+                if old.iter().all(|n| wrong.moved(&n.identity)) {
+                    for node in &mut subtree {
+                        if let Some(b) = node.bounds.as_mut() {
+                            b.y += wrong.by;
+                        }
+                        came.push(node.identity.clone());
+                    }
+                } else if old.iter().any(|n| wrong.moved(&n.identity)) {
+                    return None;
+                }
+            }
+            walk = splice(walk, at, (subtree, cut), options.max_nodes as usize)?;
         }
         // What the walk did not hold came with a subtree walked again, or the window is walked.
         let bus = entry.frame.as_ref().map(|f| f.bus.as_str())?;
@@ -229,56 +319,40 @@ impl Connected {
             tracing::debug!(unknown = ?again.unknown, "kept walk behind: an element came elsewhere");
             return None;
         }
+        if let Some(wrong) = wrong.filter(|_| !came.is_empty()) {
+            let wider = wrong.and_moved(came);
+            self.windows
+                .set_misplaced(window, Some(std::sync::Arc::new(wider)));
+        }
         Some(walk)
     }
-    /// Whether every one of `places` is where its kept walk saw it: the same extents, placed as
-    /// a walk places them now (moved down as the walk moved them where LibreOffice still reports
-    /// its content pane a menu bar too high). Asked all at once; any error says no.
-    async fn still_placed(
-        &self,
-        window: &WindowId,
-        entry: &WindowEntry,
-        places: &[(ElementIdentity, Option<Rect>)],
-    ) -> bool {
-        if places.is_empty() {
-            return true;
-        }
-        let wrong = self.misplaced_now(window).await;
-        self.placed_as(entry, wrong.as_deref(), places).await
-    }
-
-    /// [`Connected::still_placed`] with the pane's state already read (`wrong`).
-    async fn placed_as(
+    /// Where each element of `nodes` at `places` (indices) is now, placed as a walk places it
+    /// (moved down as the walk moved it where LibreOffice still reports its content pane a menu
+    /// bar too high; `wrong`). Asked all at once; `None` for one that did not answer.
+    async fn places_now(
         &self,
         entry: &WindowEntry,
         wrong: Option<&Wrong>,
-        places: &[(ElementIdentity, Option<Rect>)],
-    ) -> bool {
-        if places.is_empty() {
-            return true;
-        }
+        nodes: &[cu_core::model::element::Node],
+        places: &[usize],
+    ) -> Vec<Option<Option<Rect>>> {
         let placement = entry.placement();
         let started = std::time::Instant::now();
-        let asked = places.iter().map(|(identity, _)| async move {
+        let asked = places.iter().map(|&i| async move {
+            let identity = &nodes.get(i)?.identity;
             let obj = ObjRef::from_identity(identity).ok()?;
-            Some(placement.bounds(self.atspi.extents(&obj).await.ok()?))
-        });
-        let now = futures_util::future::join_all(asked).await;
-        let same = places.iter().zip(now).all(|((identity, bounds), now)| {
-            let Some(mut now) = now else {
-                return false;
-            };
+            let mut now = placement.bounds(self.atspi.extents(&obj).await.ok()?);
             if let (Some(wrong), Some(now)) = (wrong.filter(|w| w.moved(identity)), now.as_mut()) {
                 now.y += wrong.by;
             }
-            now == *bounds
+            Some(now)
         });
+        let now = futures_util::future::join_all(asked).await;
         tracing::debug!(
             elements = places.len(),
-            same,
             ms = started.elapsed().as_secs_f64() * 1000.0,
-            "places confirmed"
+            "places read"
         );
-        same
+        now
     }
 }

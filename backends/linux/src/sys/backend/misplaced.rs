@@ -49,6 +49,19 @@ impl Wrong {
         matches!((pane, bar), (Ok((_, p, _, _)), Ok((_, b, _, _))) if p == b)
     }
 
+    /// The same pane with `more` elements moved with it: those that came into it since the
+    /// walk that found it (a new paragraph walked again from events).
+    pub(super) fn and_moved(&self, more: impl IntoIterator<Item = ElementIdentity>) -> Wrong {
+        let mut moved = self.moved.clone();
+        moved.extend(more);
+        Wrong {
+            pane: self.pane.clone(),
+            bar: self.bar.clone(),
+            by: self.by,
+            moved,
+        }
+    }
+
     /// Whether `element` was moved with the pane (the pane included): LibreOffice's own
     /// elements, which answer a hit test in the pane's misplaced coordinates, unlike the GTK
     /// widgets it hosts.

@@ -167,7 +167,7 @@ impl WindowMap {
         window: &WindowInfo,
         options: &SnapshotOptions,
         count: u64,
-    ) -> Option<(u64, crate::trees::Walk)> {
+    ) -> Option<crate::trees::Behind> {
         self.with(&window.id, |s| s.kept.behind(window, options, count))
             .flatten()
     }
