@@ -109,12 +109,12 @@ pub struct Again {
     /// each is walked again with everything it holds, in pre-order; none holds another, and
     /// none of `elements` lies inside one.
     pub subtrees: Vec<usize>,
-    /// Object paths of elements the walk does not hold, whose parent is not in the walk
-    /// either: each must be found in one of the subtrees walked again (it came with them), else
-    /// the window is walked.
+    /// Object paths of elements the walk does not hold, with no ancestor it holds within
+    /// [`MAX_HOLDER_DEPTH`]: each must be found in one of the subtrees walked again (it came
+    /// with them), else the window is walked.
     pub unknown: Vec<String>,
-    /// Object paths of elements the walk does not hold whose parent the caller is to ask
-    /// before calling [`read_again`] again with the answers.
+    /// Object paths of elements (the walk does not hold them) whose parent the caller is to
+    /// ask before calling [`read_again`] again with the answers.
     pub ask: Vec<String>,
 }
 
@@ -125,6 +125,9 @@ pub enum Parent {
     Gone,
     /// Its parent's object path (the same application).
     At(String),
+    /// It has none in this application: it hangs in no window (Firefox keeps detached
+    /// elements that mirror its tabs' names), or it is a window of its own.
+    Top,
 }
 
 impl Again {
@@ -192,10 +195,10 @@ const SUBTREE_SHARE: usize = 2;
 ///   child label's name);
 /// - an element whose children came or went, or that was drawn, hidden, opened or closed, is
 ///   walked again with what it holds (an element that ended: its parent);
-/// - an element the walk does not hold is asked for its parent (`parents`: the caller's answers;
-///   those not there yet are listed in [`Again::ask`]): one that ended is passed over, one
-///   whose parent is in the walk walks that parent again, any other must come with a subtree
-///   walked again.
+/// - an element the walk does not hold is followed up its parents (`parents`: the caller's
+///   answers; those still to ask are listed in [`Again::ask`]): one that ended is passed over;
+///   its nearest ancestor the walk holds is walked again (a new paragraph's document, the list
+///   a row came into); one with no such ancestor must come with a subtree walked again.
 ///
 /// `None` means walk the window: a window opened, an event changed anything else, the window
 /// itself is to be walked again, a container's sensitivity changed (GTK 3 passes it to its
@@ -220,18 +223,18 @@ pub fn read_again(
     for event in events {
         let touched = touches(event)?;
         let Some(&index) = at.get(event.path.as_str()) else {
-            // An element the walk does not hold: gone already (passed over), or new (LibreOffice
-            // hangs a new paragraph without saying its parent's children changed): what holds
-            // it is walked again, or it must come with a subtree walked again.
-            match parents.get(&event.path) {
-                Some(Parent::Gone) => {}
-                Some(Parent::At(parent)) if at.contains_key(parent.as_str()) => {
-                    again.subtrees.push(at[parent.as_str()]);
-                }
-                found => {
-                    if found.is_none() && !again.ask.contains(&event.path) {
-                        again.ask.push(event.path.clone());
+            // An element the walk does not hold: gone already (passed over), new (LibreOffice
+            // hangs a new paragraph without saying its parent's children changed), or below
+            // what the walk does not read: its nearest ancestor the walk holds is walked again.
+            match holder(&event.path, parents, &at) {
+                Holder::Gone => {}
+                Holder::Held(index) => again.subtrees.push(index),
+                Holder::Ask(path) => {
+                    if !again.ask.contains(&path) {
+                        again.ask.push(path);
                     }
+                }
+                Holder::Unknown => {
                     if !again.unknown.contains(&event.path) {
                         again.unknown.push(event.path.clone());
                     }
@@ -348,6 +351,43 @@ pub fn splice((nodes, truncation): Walk, at: usize, again: Walk, max_nodes: usiz
     Some((nodes, truncation))
 }
 
+/// How far up an element the walk does not hold is followed to one it holds.
+pub const MAX_HOLDER_DEPTH: usize = 8;
+
+/// Where an element the walk does not hold hangs, as far as the parents asked so far say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Holder {
+    /// It, or an ancestor, no longer answers (it ended), or it hangs in no window of the walk.
+    Gone,
+    /// Its nearest ancestor the walk holds (an index into the walk).
+    Held(usize),
+    /// This element's parent is still to be asked.
+    Ask(String),
+    /// No ancestor the walk holds within [`MAX_HOLDER_DEPTH`].
+    Unknown,
+}
+
+/// The nearest ancestor of the element at `path` that the walk holds (`held`: path → index),
+/// following the parents asked so far.
+fn holder(path: &str, parents: &HashMap<String, Parent>, held: &HashMap<&str, usize>) -> Holder {
+    let mut at = path;
+    for _ in 0..MAX_HOLDER_DEPTH {
+        match parents.get(at) {
+            None => return Holder::Ask(at.to_owned()),
+            Some(Parent::Gone) => return Holder::Gone,
+            // Up to the top without passing this window: not in it.
+            Some(Parent::Top) => return Holder::Gone,
+            Some(Parent::At(parent)) => {
+                if let Some(&index) = held.get(parent.as_str()) {
+                    return Holder::Held(index);
+                }
+                at = parent;
+            }
+        }
+    }
+    Holder::Unknown
+}
+
 /// The ancestors of `nodes[index]` up to the control its name or content may name (at most
 /// [`NAMED_BY_LABEL`] levels up), and what lies between; none when no control is that near.
 fn named_by(nodes: &[Node], index: usize) -> Vec<usize> {
@@ -377,13 +417,15 @@ pub struct Held {
     pub places: Vec<usize>,
 }
 
-/// The elements of `nodes` (pre-order, parents before children) inside a document, except
-/// those the toolkit says are not drawn (marked offscreen by the walk, their places not read):
-/// one that comes to be drawn says so with an event.
+/// The elements of `nodes` (pre-order, parents before children) inside a document whose place
+/// the walk read: not those it left unplaced because they are not drawn (under a closed menu,
+/// a background tab; one that comes to be drawn says so with an event). An element scrolled
+/// out of view keeps its place, and is asked too: a page scrolls both ways.
 fn document_places(nodes: &[Node]) -> Vec<usize> {
     let mut inside = vec![false; nodes.len()];
-    let mut drawn = Vec::new();
-    let mut undrawn = Vec::new();
+    let mut placed = Vec::new();
+    let mut unplaced = Vec::new();
+    let mut drawn = false;
     for (i, node) in nodes.iter().enumerate() {
         let parent_inside = node
             .parent
@@ -391,20 +433,28 @@ fn document_places(nodes: &[Node]) -> Vec<usize> {
             .unwrap_or(false);
         inside[i] = parent_inside || node.role == Role::Document;
         if inside[i] {
-            if node.states.contains(State::Offscreen) {
-                undrawn.push(i);
+            drawn |= !node.states.contains(State::Offscreen);
+            if was_placed(node) {
+                placed.push(i);
             } else {
-                drawn.push(i);
+                unplaced.push(i);
             }
         }
     }
-    // A document with nothing drawn (a covered browser window) confirms nothing by its drawn
-    // elements: its undrawn ones are asked, whose places were not read, so it is walked again.
-    if drawn.is_empty() {
-        undrawn
+    // A document with nothing drawn (a covered browser window) confirms nothing by what it
+    // placed: its unplaced elements are asked too, so it is walked again.
+    if drawn {
+        placed
     } else {
-        drawn
+        placed.extend(unplaced);
+        placed.sort_unstable();
+        placed
     }
+}
+
+/// Whether the walk read where `node` is: not when it left it unplaced because it is not drawn.
+pub fn was_placed(node: &Node) -> bool {
+    node.bounds.is_some() || !node.states.contains(State::Offscreen)
 }
 
 /// Moves each element of `nodes` at `places` (indices) to where it is now (`now`, in the same
@@ -423,7 +473,7 @@ pub fn moved_to(
         if node.bounds == now {
             continue;
         }
-        if node.bounds.is_none() && node.states.contains(State::Offscreen) {
+        if !was_placed(node) {
             return None;
         }
         node.bounds = now;
@@ -670,7 +720,7 @@ mod tests {
         let held = trees
             .get(&window(0, "Fixture"), &options, 3)
             .map(|h| h.places);
-        // The document, the link, the unplaced paragraph; not the hidden button.
+        // The document, the link, the paragraph without a size; not the hidden button.
         assert_eq!(held, Some(vec![3, 4, 5]));
         // A window without a document has nothing to confirm.
         trees.keep(kept(4), Instant::now());
@@ -678,14 +728,15 @@ mod tests {
         assert_eq!(plain.map(|h| h.places.len()), Some(0));
     }
 
-    /// What to read again, every element the walk does not hold being under another that it
-    /// does not hold either.
+    /// What to read again, every element the walk does not hold hanging deeper than the
+    /// holder is followed.
     fn plan(nodes: &[Node], bus: &str, events: &[Logged]) -> Option<Again> {
-        let elsewhere = events
+        let mut deep: HashMap<String, Parent> = events
             .iter()
-            .map(|e| (e.path.clone(), Parent::At("/elsewhere".into())))
+            .map(|e| (e.path.clone(), Parent::At("/deep".into())))
             .collect();
-        read_again(nodes, bus, events, &elsewhere)
+        deep.insert("/deep".into(), Parent::At("/deep".into()));
+        read_again(nodes, bus, events, &deep)
     }
 
     fn logged(member: &str, detail: &str, path: &str) -> Logged {
@@ -892,15 +943,27 @@ mod tests {
                 ..Again::default()
             })
         );
-        // Gone: passed over.
+        // A new row's check box: followed up through the new row to the list.
+        let deeper = [logged("PropertyChange", "accessible-name", "/row1/box")];
+        let mut chain = answer(Parent::At("/list".into()));
+        let first = read_again(&nodes, ":1.5", &deeper, &chain).map(|a| a.ask);
+        assert_eq!(first, Some(vec!["/row1/box".to_owned()]));
+        chain.insert("/row1/box".into(), Parent::At("/row1".into()));
         assert_eq!(
-            read_again(&nodes, ":1.5", &typed, &answer(Parent::Gone)),
-            Some(Again::default())
+            read_again(&nodes, ":1.5", &deeper, &chain).map(|a| a.subtrees),
+            Some(vec![2])
         );
-        // Under something the walk does not hold either (a popup, another window) and nothing
-        // walked again: walk the window. With a subtree walked again, the caller looks for it
-        // there.
-        let elsewhere = answer(Parent::At("/popup".into()));
+        // Gone, or in no window of this walk (up to the top without passing it): passed over.
+        for passed in [Parent::Gone, Parent::Top] {
+            assert_eq!(
+                read_again(&nodes, ":1.5", &typed, &answer(passed)),
+                Some(Again::default())
+            );
+        }
+        // No ancestor the walk holds within the depth followed, and nothing walked again: walk
+        // the window. With a subtree walked again, the caller looks for it there.
+        let mut elsewhere = answer(Parent::At("/popup".into()));
+        elsewhere.insert("/popup".into(), Parent::At("/popup".into()));
         assert_eq!(read_again(&nodes, ":1.5", &typed, &elsewhere), None);
         let with_list = [typed[0].clone(), logged("ChildrenChanged", "add", "/list")];
         assert_eq!(

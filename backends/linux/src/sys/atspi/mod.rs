@@ -319,9 +319,16 @@ impl Atspi {
 
     /// The element's parent; `None` at the top or when it cannot be read.
     pub(crate) async fn parent(&self, obj: &ObjRef) -> Option<ObjRef> {
-        let v = self.property(obj, ACCESSIBLE, "Parent").await.ok()?;
-        let (bus, path) = <(String, OwnedObjectPath)>::try_from(v).ok()?;
-        Some(ObjRef { bus, path }).filter(|p| !p.is_null())
+        self.parent_of(obj).await.ok().flatten()
+    }
+
+    /// The element's parent, `None` at the top; an error when the element does not answer
+    /// (it ended).
+    pub(crate) async fn parent_of(&self, obj: &ObjRef) -> Result<Option<ObjRef>> {
+        let v = self.property(obj, ACCESSIBLE, "Parent").await?;
+        let (bus, path) = <(String, OwnedObjectPath)>::try_from(v)
+            .map_err(|e| Error::new(ErrorCode::Internal, format!("Parent: {e}")))?;
+        Ok(Some(ObjRef { bus, path }).filter(|p| !p.is_null()))
     }
 
     /// The name of what `obj` (a GTK 3 combo box, whose items say nothing while its popup is

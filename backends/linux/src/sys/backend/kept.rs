@@ -18,7 +18,9 @@ use super::misplaced::Wrong;
 use super::state::WindowEntry;
 use crate::sys::atspi::walk::{self, Walked};
 use crate::sys::atspi::ObjRef;
-use crate::trees::{moved_to, read_again, splice, Again, Behind, Kept, Parent, Walk};
+use crate::trees::{
+    moved_to, read_again, splice, was_placed, Again, Behind, Kept, Parent, Walk, MAX_HOLDER_DEPTH,
+};
 
 /// How an observation was answered from a kept walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,23 +112,28 @@ impl Connected {
         };
         let mut parents = HashMap::new();
         let mut again = read_again(&walk.0, &bus, &events, &parents);
-        if let Some(ask) = again
-            .as_ref()
-            .map(|a| a.ask.clone())
-            .filter(|ask| !ask.is_empty())
-        {
-            // Elements the walk does not hold: where each is now, all asked at once.
+        // Elements the walk does not hold: followed up their parents, one level a round, all
+        // asked at once.
+        for _ in 0..MAX_HOLDER_DEPTH {
+            let Some(ask) = again
+                .as_ref()
+                .map(|a| a.ask.clone())
+                .filter(|a| !a.is_empty())
+            else {
+                break;
+            };
             let bus = bus.as_str();
             let asked = ask.into_iter().map(|path| async move {
-                let obj = ObjRef::from_identity(&ElementIdentity(format!("{bus}|{path}"))).ok();
+                let obj = ObjRef::from_identity(&ElementIdentity(format!("{bus}|{path}")));
                 let parent = match obj {
-                    Some(obj) => self.atspi.parent(&obj).await,
-                    None => None,
+                    Ok(obj) => self.atspi.parent_of(&obj).await,
+                    Err(e) => Err(e),
                 };
                 let parent = match parent {
-                    Some(p) if p.bus == bus => Parent::At(p.path.to_string()),
-                    Some(_) => Parent::At(String::new()),
-                    None => Parent::Gone,
+                    Ok(Some(p)) if p.bus == bus => Parent::At(p.path.to_string()),
+                    // The application's top: the desktop, or nothing.
+                    Ok(_) => Parent::Top,
+                    Err(_) => Parent::Gone,
                 };
                 (path, parent)
             });
@@ -159,7 +166,7 @@ impl Connected {
             .read_elements_again(window, &entry, walk, &again, options)
             .await
         else {
-            tracing::debug!(all = ?events, "kept walk behind: read again, walking");
+            tracing::debug!(all = ?events, ?parents, "kept walk behind: read again, walking");
             return None;
         };
         if !again.subtrees.is_empty() && options.read_cells {
@@ -232,16 +239,12 @@ impl Connected {
             }
         });
         let walked_again = |i: usize| ends.iter().any(|&(at, end)| (at..end).contains(&i));
-        // Every other drawn element, read where it is now: one that moved (below a list that
-        // grew, beside a label that got longer) sent no event.
+        // Every other element the walk placed, read where it is now: one that moved (below a
+        // list that grew, beside a label that got longer) sent no event.
         let places: Vec<usize> = nodes
             .iter()
             .enumerate()
-            .filter(|(i, n)| {
-                !again.elements.contains(i)
-                    && !walked_again(*i)
-                    && !n.states.contains(State::Offscreen)
-            })
+            .filter(|(i, n)| !again.elements.contains(i) && !walked_again(*i) && was_placed(n))
             .map(|(i, _)| i)
             .collect();
         // The places are read beside the reads and the walks, after the pane's check.
