@@ -8,22 +8,25 @@
 //!   checks and waits always walk, and their walks of the whole window are kept for the next
 //!   observation; a read of one element is never kept);
 //! - the same options otherwise (same elements asked for);
-//! - the same window as the window system describes it now (position, size, title, minimized):
-//!   a resize moves elements without any event;
+//! - the same window as the window system describes it now (position, size, minimized): a
+//!   resize moves elements without any event (a new title or focus reads the window's own
+//!   element again);
 //! - the application sent no accessibility event since the walk *began* (its count in
 //!   `sys/atspi/counts.rs` is the same), and the counts are current (the caller's barrier); or
-//!   every event it sent since changed one element's own name, value, text or state
-//!   ([`read_again`]), which the caller reads again, confirming every other drawn element in
-//!   place ([`KeptWalk::behind`]);
+//!   the events it sent since say what changed ([`read_again`]): the elements they name are
+//!   read again, the subtrees where elements came or went walked again and spliced in
+//!   ([`splice`]), an element the walk does not hold followed up its parents to one it holds
+//!   ([`Parent`]), and every other element placed read where it is now ([`KeptWalk::behind`],
+//!   [`moved_to`]);
 //! - the window's place and size had not changed for [`SETTLE`] when the walk began: a toolkit
 //!   lays out again after a resize without any event, a moment after the window system has the
 //!   new size, so a walk made in that moment is used once and not kept;
-//! - every drawn element inside a document is where the walk saw it ([`Held::places`], read again
-//!   by the caller): a web page scrolls (its own view or an inner region) with no event but
-//!   `object:bounds-changed` (Chromium sends hundreds per wheel turn), which is not registered,
-//!   since every atk-bridge app would then send one for every widget it lays out. A scroll
-//!   moves what it scrolls, so asking each element's place (one call each, pipelined) tells,
-//!   at a fraction of a walk's cost.
+//! - every element inside a document is read where it is now ([`Held::places`]): a web page
+//!   scrolls (its own view or an inner region) with no event but `object:bounds-changed`
+//!   (Chromium sends hundreds per wheel turn), which is not registered, since every atk-bridge
+//!   app would then send one for every widget it lays out. A scroll moves what it scrolls, so
+//!   asking each element's place (one call each, pipelined) tells, at a fraction of a walk's
+//!   cost, and what moved is moved ([`moved_to`]).
 //!
 //! Pure: the caller reads the counts, the window and the places; the window map drops a
 //! window's [`KeptWalk`] with everything else it keeps of the window.

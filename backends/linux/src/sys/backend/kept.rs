@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use cu_core::model::element::{ElementIdentity, SnapshotOptions};
+use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions};
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
 
@@ -19,7 +19,8 @@ use super::state::WindowEntry;
 use crate::sys::atspi::walk::{self, Walked};
 use crate::sys::atspi::ObjRef;
 use crate::trees::{
-    moved_to, read_again, splice, was_placed, Again, Behind, Kept, Parent, Walk, MAX_HOLDER_DEPTH,
+    moved_to, read_again, splice, was_placed, Again, Behind, Kept, Logged, Parent, Walk,
+    MAX_HOLDER_DEPTH,
 };
 
 /// How an observation was answered from a kept walk.
@@ -33,11 +34,11 @@ pub(super) enum FromKept {
 }
 
 impl Connected {
-    /// The kept walk of `window` (see [`crate::trees`]) if its application sent no event since
-    /// it began, or only events that change one element each ([`read_again`]: those elements
-    /// are read again), and X11 describes the window as it was, with the entry described now.
-    /// `None` means walk: nothing kept, the window changed, or the counts could not be proven
-    /// current.
+    /// The kept walk of `window` (see [`crate::trees`]) with what moved since moved, if its
+    /// application sent no event since it began, or brought up to date from the events it sent
+    /// ([`read_again`]), and X11 describes the window at the same place and size; with the entry
+    /// described now. `None` means walk: nothing kept, the window changed, the events do not say
+    /// what changed, or the counts could not be proven current.
     pub(super) async fn kept_walk(
         &self,
         window: &WindowId,
@@ -110,41 +111,11 @@ impl Connected {
             );
             return None;
         };
-        let mut parents = HashMap::new();
-        let mut again = read_again(&walk.0, &bus, &events, &parents);
-        // Elements the walk does not hold: followed up their parents, one level a round, all
-        // asked at once.
-        for _ in 0..MAX_HOLDER_DEPTH {
-            let Some(ask) = again
-                .as_ref()
-                .map(|a| a.ask.clone())
-                .filter(|a| !a.is_empty())
-            else {
-                break;
-            };
-            let bus = bus.as_str();
-            let asked = ask.into_iter().map(|path| async move {
-                let obj = ObjRef::from_identity(&ElementIdentity(format!("{bus}|{path}")));
-                let parent = match obj {
-                    Ok(obj) => self.atspi.parent_of(&obj).await,
-                    Err(e) => Err(e),
-                };
-                let parent = match parent {
-                    Ok(Some(p)) if p.bus == bus => Parent::At(p.path.to_string()),
-                    // The application's top: the desktop, or nothing.
-                    Ok(_) => Parent::Top,
-                    Err(_) => Parent::Gone,
-                };
-                (path, parent)
-            });
-            parents.extend(futures_util::future::join_all(asked).await);
-            again = read_again(&walk.0, bus, &events, &parents);
-        }
-        let Some(mut again) = again.filter(|a| a.ask.is_empty()) else {
+        let Some(mut again) = self.what_to_read_again(&walk.0, &bus, &events).await else {
             tracing::debug!(
                 events = events.len(),
                 all = ?events,
-                "kept walk behind: an event changed more than one element"
+                "kept walk behind: the events do not say what changed"
             );
             return None;
         };
@@ -166,7 +137,7 @@ impl Connected {
             .read_elements_again(window, &entry, walk, &again, options)
             .await
         else {
-            tracing::debug!(all = ?events, ?parents, "kept walk behind: read again, walking");
+            tracing::debug!(all = ?events, "kept walk behind: read again, walking");
             return None;
         };
         if !again.subtrees.is_empty() && options.read_cells {
@@ -184,6 +155,41 @@ impl Connected {
             started,
         );
         Some((entry, walk, FromKept::ReadAgain))
+    }
+
+    /// What to read again of `nodes`, a kept walk of the application at `bus`, given the events
+    /// it sent since (`trees::read_again`), each element the walk does not hold followed up
+    /// its parents (one level a round, all asked at once) to the nearest one the walk holds.
+    async fn what_to_read_again(
+        &self,
+        nodes: &[Node],
+        bus: &str,
+        events: &[Logged],
+    ) -> Option<Again> {
+        let mut parents = HashMap::new();
+        let mut again = read_again(nodes, bus, events, &parents)?;
+        for _ in 0..MAX_HOLDER_DEPTH {
+            if again.ask.is_empty() {
+                return Some(again);
+            }
+            let asked = again.ask.iter().map(|path| async move {
+                let obj = ObjRef::from_identity(&ElementIdentity(format!("{bus}|{path}")));
+                let parent = match obj {
+                    Ok(obj) => self.atspi.parent_of(&obj).await,
+                    Err(e) => Err(e),
+                };
+                let parent = match parent {
+                    Ok(Some(p)) if p.bus == bus => Parent::At(p.path.to_string()),
+                    // The application's top: the desktop, or nothing.
+                    Ok(_) => Parent::Top,
+                    Err(_) => Parent::Gone,
+                };
+                (path.clone(), parent)
+            });
+            parents.extend(futures_util::future::join_all(asked).await);
+            again = read_again(nodes, bus, events, &parents)?;
+        }
+        again.ask.is_empty().then_some(again)
     }
 
     /// `walk` with the elements `again` names read again and its subtrees walked again, if each
@@ -336,7 +342,7 @@ impl Connected {
         &self,
         entry: &WindowEntry,
         wrong: Option<&Wrong>,
-        nodes: &[cu_core::model::element::Node],
+        nodes: &[Node],
         places: &[usize],
     ) -> Vec<Option<Option<Rect>>> {
         let placement = entry.placement();
