@@ -6,6 +6,7 @@
 //! every other element drawn is where the walk saw it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions};
 use cu_core::model::geometry::Rect;
@@ -71,13 +72,7 @@ impl Connected {
         let count = self.atspi.changes.count(&bus)?;
         if let Some(held) = self.windows.kept(&entry.info, options, count) {
             let (mut nodes, truncation) = held.walk;
-            let wrong = match held.places.is_empty() {
-                true => None,
-                false => self.misplaced_now(window).await,
-            };
-            let now = self
-                .places_now(&entry, wrong.as_deref(), &nodes, &held.places)
-                .await;
+            let (_, now) = self.places_now(window, &entry, &nodes, &held.places).await;
             let moved = moved_to(&mut nodes, &held.places, now)?;
             let walk = (nodes, truncation);
             if moved == 0 {
@@ -253,18 +248,11 @@ impl Connected {
             .filter(|(i, n)| !again.elements.contains(i) && !walked_again(*i) && was_placed(n))
             .map(|(i, _)| i)
             .collect();
-        // The places are read beside the reads and the walks, after the pane's check.
-        let placed = async {
-            let wrong = self.misplaced_now(window).await;
-            let now = self
-                .places_now(entry, wrong.as_deref(), &nodes, &places)
-                .await;
-            (wrong, now)
-        };
+        // One round: the reads, the walks, the places and the pane's state, all at once.
         let (read, walks, (wrong, now)) = futures_util::join!(
             futures_util::future::join_all(reads),
             futures_util::future::join_all(walks),
-            placed
+            self.places_now(window, entry, &nodes, &places)
         );
         let moved = moved_to(&mut nodes, &places, now)?;
         tracing::debug!(moved, "kept walk behind: elements moved without an event");
@@ -330,38 +318,44 @@ impl Connected {
         }
         if let Some(wrong) = wrong.filter(|_| !came.is_empty()) {
             let wider = wrong.and_moved(came);
-            self.windows
-                .set_misplaced(window, Some(std::sync::Arc::new(wider)));
+            self.windows.set_misplaced(window, Some(Arc::new(wider)));
         }
         Some(walk)
     }
     /// Where each element of `nodes` at `places` (indices) is now, placed as a walk places it
     /// (moved down as the walk moved it where LibreOffice still reports its content pane a menu
-    /// bar too high; `wrong`). Asked all at once; `None` for one that did not answer.
+    /// bar too high, which is asked beside the places: the pane's state, and the places).
+    /// Asked all at once; `None` for one that did not answer.
     async fn places_now(
         &self,
+        window: &WindowId,
         entry: &WindowEntry,
-        wrong: Option<&Wrong>,
         nodes: &[Node],
         places: &[usize],
-    ) -> Vec<Option<Option<Rect>>> {
+    ) -> (Option<Arc<Wrong>>, Vec<Option<Option<Rect>>>) {
         let placement = entry.placement();
         let started = std::time::Instant::now();
         let asked = places.iter().map(|&i| async move {
-            let identity = &nodes.get(i)?.identity;
-            let obj = ObjRef::from_identity(identity).ok()?;
-            let mut now = placement.bounds(self.atspi.extents(&obj).await.ok()?);
-            if let (Some(wrong), Some(now)) = (wrong.filter(|w| w.moved(identity)), now.as_mut()) {
-                now.y += wrong.by;
-            }
-            Some(now)
+            let obj = ObjRef::from_identity(&nodes.get(i)?.identity).ok()?;
+            Some(placement.bounds(self.atspi.extents(&obj).await.ok()?))
         });
-        let now = futures_util::future::join_all(asked).await;
+        let (wrong, mut now) = futures_util::join!(
+            self.misplaced_now(window),
+            futures_util::future::join_all(asked)
+        );
+        if let Some(wrong) = wrong.as_deref() {
+            for (&i, now) in places.iter().zip(&mut now) {
+                let moved = nodes.get(i).is_some_and(|n| wrong.moved(&n.identity));
+                if let (true, Some(Some(now))) = (moved, now.as_mut()) {
+                    now.y += wrong.by;
+                }
+            }
+        }
         tracing::debug!(
             elements = places.len(),
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "places read"
         );
-        now
+        (wrong, now)
     }
 }
