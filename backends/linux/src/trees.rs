@@ -203,11 +203,13 @@ const SUBTREE_SHARE: usize = 2;
 ///   its nearest ancestor the walk holds is walked again (a new paragraph's document, the list
 ///   a row came into); one with no such ancestor must come with a subtree walked again.
 ///
+/// A container whose sensitivity changed is walked again too (GTK 3 passes it to its children
+/// without their events).
+///
 /// `None` means walk the window: a window opened, an event changed anything else, the window
-/// itself is to be walked again, a container's sensitivity changed (GTK 3 passes it to its
-/// children without their events), more than [`MAX_READ_AGAIN`] elements changed or the
-/// subtrees hold half the window, or a subtree hangs below what is not drawn. Where everything
-/// else now is, the caller confirms (a longer label moves its neighbours without an event).
+/// itself is to be walked again, more than [`MAX_READ_AGAIN`] elements changed or the subtrees
+/// hold half the window, or a subtree hangs below what is not drawn. Where everything else now
+/// is, the caller confirms (a longer label moves its neighbours without an event).
 pub fn read_again(
     nodes: &[Node],
     bus: &str,
@@ -215,7 +217,7 @@ pub fn read_again(
     parents: &HashMap<String, Parent>,
 ) -> Option<Again> {
     let mut again = Again::default();
-    let at: std::collections::HashMap<&str, usize> = nodes
+    let at: HashMap<&str, usize> = nodes
         .iter()
         .enumerate()
         .filter_map(|(i, n)| {
@@ -306,10 +308,9 @@ pub fn read_again(
             elements.push(i);
         }
     }
-    let walked_again: usize = ends
+    let walked_again: usize = subtrees
         .iter()
-        .filter(|(at, _)| subtrees.contains(at))
-        .map(|(at, end)| end - at)
+        .map(|&at| cu_core::model::walk::subtree_end(nodes, at) - at)
         .sum();
     let too_many = elements.len() > MAX_READ_AGAIN || walked_again * SUBTREE_SHARE > nodes.len();
     // What the walk does not hold can only have come with a subtree walked again, once the
