@@ -71,6 +71,24 @@ pub fn placed_by_gtk(nodes: &[Node], m: Misplaced) -> Vec<usize> {
         .collect()
 }
 
+/// Whether a subtree walked again inside the misplaced pane (`nodes`, pre-order, its root
+/// first) holds a branch GTK places itself: a child the exact size of its wrapper, `by` below
+/// it, as [`placed_by_gtk`] finds them in a whole walk.
+pub fn hosts_gtk(nodes: &[Node], by: i32) -> bool {
+    nodes.iter().any(|n| {
+        let wrapper = n
+            .parent
+            .and_then(|p| nodes.get(p as usize))
+            .and_then(|p| p.bounds);
+        match (wrapper, n.bounds) {
+            (Some(w), Some(own)) => {
+                !w.is_empty() && own == Rect::new(w.x, w.y + by, w.width, w.height)
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Moves the pane and everything in it down, except the branches rooted at `placed_by_gtk`;
 /// returns the indexes of the elements moved.
 pub fn move_down(nodes: &mut [Node], m: Misplaced, placed_by_gtk: &[usize]) -> Vec<usize> {
@@ -113,6 +131,21 @@ mod tests {
         n.parent = parent;
         n.bounds = Some(bounds);
         n
+    }
+
+    #[test]
+    fn a_subtree_walked_again_that_hosts_a_gtk_widget_is_told() {
+        let at = |y| Rect::new(0, y, 200, 30);
+        // A sidebar panel (LibreOffice's own, misplaced) and a paragraph in it.
+        let own = vec![
+            node(Role::Group, "panel", None, at(100)),
+            node(Role::Paragraph, "text", Some(0), Rect::new(5, 105, 50, 10)),
+        ];
+        assert!(!hosts_gtk(&own, 25));
+        // GTK's own box in a wrapper of LibreOffice's: drawn where it is, 25 below the wrapper.
+        let mut hosting = own.clone();
+        hosting.push(node(Role::ComboBox, "Font", Some(0), at(125)));
+        assert!(hosts_gtk(&hosting, 25));
     }
 
     /// LibreOffice Writer as read before any input: window 1920x1061 (the frame's extents

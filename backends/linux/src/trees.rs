@@ -128,16 +128,13 @@ pub enum Parent {
     Gone,
     /// Its parent's object path (the same application).
     At(String),
-    /// It has none in this application: it hangs in no window (Firefox keeps detached
-    /// elements that mirror its tabs' names), or it is a window of its own.
+    /// It hangs nowhere (no parent): Firefox keeps detached elements that mirror its tabs'
+    /// names.
+    Detached,
+    /// Its parent is outside the application (it is the application's root), or it could not
+    /// be told in time: an element in another of the application's windows, or a popup drawn
+    /// over this one, which a walk grafts.
     Top,
-}
-
-impl Again {
-    /// Whether nothing is to be read again.
-    pub fn is_empty(&self) -> bool {
-        self.elements.is_empty() && self.subtrees.is_empty()
-    }
 }
 
 /// What an event changed of the element it names.
@@ -199,16 +196,20 @@ const SUBTREE_SHARE: usize = 2;
 /// - an element whose children came or went, or that was drawn, hidden, opened or closed, is
 ///   walked again with what it holds (an element that ended: its parent);
 /// - an element the walk does not hold is followed up its parents (`parents`: the caller's
-///   answers; those still to ask are listed in [`Again::ask`]): one that ended is passed over;
-///   its nearest ancestor the walk holds is walked again (a new paragraph's document, the list
-///   a row came into); one with no such ancestor must come with a subtree walked again.
+///   answers; those still to ask are listed in [`Again::ask`]): one that ended or hangs nowhere
+///   is passed over; its nearest ancestor the walk holds is walked again (a new paragraph's
+///   document, the list a row came into); one that reaches the application's root without one
+///   walks the window (a popup over it); one followed deeper than [`MAX_HOLDER_DEPTH`] must come
+///   with a subtree walked again;
+/// - an element hung elsewhere walks its old parent and its new one again.
 ///
 /// A container whose sensitivity changed is walked again too (GTK 3 passes it to its children
 /// without their events).
 ///
 /// `None` means walk the window: a window opened, an event changed anything else, the window
-/// itself is to be walked again, more than [`MAX_READ_AGAIN`] elements changed or the subtrees
-/// hold half the window, or a subtree hangs below what is not drawn. Where everything else now
+/// itself is to be walked again, more than [`MAX_READ_AGAIN`] elements changed or are to be
+/// followed, the subtrees hold more than half the window, or a subtree hangs below what is not
+/// drawn. Where everything else now
 /// is, the caller confirms (a longer label moves its neighbours without an event).
 pub fn read_again(
     nodes: &[Node],
@@ -270,7 +271,23 @@ pub fn read_again(
                     again.elements.extend(named_by(nodes, index));
                 }
             }
-            Touches::Parent => again.subtrees.push(node.parent? as usize),
+            Touches::Parent => {
+                again.subtrees.push(node.parent? as usize);
+                // Hung elsewhere: where it hangs now holds it too (LibreOffice says nothing
+                // more).
+                if event.member == "PropertyChange" {
+                    match holder(&event.path, parents, &at) {
+                        Holder::Gone => {}
+                        Holder::Held(index) => again.subtrees.push(index),
+                        Holder::Ask(path) => {
+                            if !again.ask.contains(&path) {
+                                again.ask.push(path);
+                            }
+                        }
+                        Holder::Unknown => return None,
+                    }
+                }
+            }
         }
     }
     // The window itself, or a subtree under what is not drawn (whether the walk would ask its
@@ -312,7 +329,9 @@ pub fn read_again(
         .iter()
         .map(|&at| cu_core::model::walk::subtree_end(nodes, at) - at)
         .sum();
-    let too_many = elements.len() > MAX_READ_AGAIN || walked_again * SUBTREE_SHARE > nodes.len();
+    let too_many = elements.len() > MAX_READ_AGAIN
+        || again.ask.len() > MAX_READ_AGAIN
+        || walked_again * SUBTREE_SHARE > nodes.len();
     // What the walk does not hold can only have come with a subtree walked again, once the
     // parents asked for are known.
     if too_many || (again.ask.is_empty() && subtrees.is_empty() && !again.unknown.is_empty()) {
@@ -326,35 +345,21 @@ pub fn read_again(
     })
 }
 
-/// `walk` with the subtree rooted at `at` replaced by `again`, that subtree walked again, and
-/// what the walk left out counted anew; `None` when the walk of the subtree was cut short by
-/// time or a silent application, or the window would now hold more than `max_nodes` (a walk
-/// decides what to leave out).
+/// `walk` with the subtree rooted at `at` replaced by `again`, that subtree walked again;
+/// `None` when either left anything out (what a walk leaves out depends on the whole window:
+/// its node limit is shared, a popup's are not counted) or the window holds, or would hold,
+/// `max_nodes` (a walk decides what to leave out).
 pub fn splice((nodes, truncation): Walk, at: usize, again: Walk, max_nodes: usize) -> Option<Walk> {
     let (subtree, cut) = again;
-    if cut.as_ref().is_some_and(|t| t.reason.depends_on_timing()) || at >= nodes.len() {
+    if cut.is_some() || at >= nodes.len() || nodes.len() >= max_nodes {
         return None;
     }
     let end = cu_core::model::walk::subtree_end(&nodes, at);
-    let left_out_before: u32 = nodes[at..end].iter().map(|n| n.omitted_children).sum();
-    let nodes = cu_core::model::walk::splice(nodes, at, subtree);
-    if nodes.len() > max_nodes {
+    if nodes[at..end].iter().any(|n| n.omitted_children > 0) {
         return None;
     }
-    let kept = truncation
-        .filter(|t| t.omitted > left_out_before)
-        .map(|t| Truncation {
-            omitted: t.omitted - left_out_before,
-            ..t
-        });
-    let truncation = match (kept, cut) {
-        (Some(k), Some(c)) => Some(Truncation {
-            omitted: k.omitted + c.omitted,
-            ..k
-        }),
-        (k, c) => k.or(c),
-    };
-    Some((nodes, truncation))
+    let nodes = cu_core::model::walk::splice(nodes, at, subtree);
+    (nodes.len() < max_nodes).then_some((nodes, truncation))
 }
 
 /// How far up an element the walk does not hold is followed to one it holds.
@@ -363,13 +368,14 @@ pub const MAX_HOLDER_DEPTH: usize = 8;
 /// Where an element the walk does not hold hangs, as far as the parents asked so far say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Holder {
-    /// It, or an ancestor, no longer answers (it ended), or it hangs in no window of the walk.
+    /// It, or an ancestor, no longer answers (it ended), or hangs nowhere.
     Gone,
     /// Its nearest ancestor the walk holds (an index into the walk).
     Held(usize),
     /// This element's parent is still to be asked.
     Ask(String),
-    /// No ancestor the walk holds within [`MAX_HOLDER_DEPTH`].
+    /// No ancestor the walk holds within [`MAX_HOLDER_DEPTH`], or up to the application's
+    /// root without one.
     Unknown,
 }
 
@@ -380,9 +386,10 @@ fn holder(path: &str, parents: &HashMap<String, Parent>, held: &HashMap<&str, us
     for _ in 0..MAX_HOLDER_DEPTH {
         match parents.get(at) {
             None => return Holder::Ask(at.to_owned()),
-            Some(Parent::Gone) => return Holder::Gone,
-            // Up to the top without passing this window: not in it.
-            Some(Parent::Top) => return Holder::Gone,
+            Some(Parent::Gone | Parent::Detached) => return Holder::Gone,
+            // Up to the application without passing this window: another window, or a popup
+            // over this one; what holds it is not known.
+            Some(Parent::Top) => return Holder::Unknown,
             Some(Parent::At(parent)) => {
                 if let Some(&index) = held.get(parent.as_str()) {
                     return Holder::Held(index);
@@ -914,13 +921,22 @@ mod tests {
             .map(|a| a.subtrees),
             Some(vec![2])
         );
+        // An element hung elsewhere: its old parent and its new one (asked).
+        let moved = [logged("PropertyChange", "accessible-parent", "/row0")];
+        let asked = read_again(&nodes, ":1.5", &moved, &HashMap::new());
+        assert_eq!(asked.map(|a| a.ask), Some(vec!["/row0".to_owned()]));
+        let now = HashMap::from([("/row0".to_owned(), Parent::At("/button".into()))]);
+        assert_eq!(
+            read_again(&nodes, ":1.5", &moved, &now).map(|a| a.subtrees),
+            Some(vec![2, 4])
+        );
         // A closed menu's item (under what is not drawn): the walk decides by the menu's role
         // whether to place it, so the window is walked.
         assert_eq!(
             plan(&nodes, ":1.5", &[logged("ChildrenChanged", "add", "/item")]),
             None
         );
-        // A subtree that is half the window or more: walked whole.
+        // A subtree of more than half the window: walked whole.
         assert_eq!(
             plan(
                 &nodes,
@@ -972,13 +988,19 @@ mod tests {
             read_again(&nodes, ":1.5", &deeper, &chain).map(|a| a.subtrees),
             Some(vec![2])
         );
-        // Gone, or in no window of this walk (up to the top without passing it): passed over.
-        for passed in [Parent::Gone, Parent::Top] {
+        // Gone, or hanging nowhere: passed over.
+        for passed in [Parent::Gone, Parent::Detached] {
             assert_eq!(
                 read_again(&nodes, ":1.5", &typed, &answer(passed)),
                 Some(Again::default())
             );
         }
+        // Up to the application without passing this window (a popup over it, another
+        // window): not known, so the window is walked (a walk grafts the popups drawn over it).
+        assert_eq!(
+            read_again(&nodes, ":1.5", &typed, &answer(Parent::Top)),
+            None
+        );
         // No ancestor the walk holds within the depth followed, and nothing walked again: walk
         // the window. With a subtree walked again, the caller looks for it there.
         let mut elsewhere = answer(Parent::At("/popup".into()));
@@ -996,17 +1018,13 @@ mod tests {
     }
 
     #[test]
-    fn a_subtree_walked_again_counts_what_is_left_out_anew() {
+    fn a_subtree_walked_again_is_spliced_only_when_nothing_is_left_out() {
         use cu_core::model::element::TruncationReason;
-        let mut nodes = window_with_a_list();
-        // The list had 5 rows left out; the window 2 more elsewhere.
-        nodes[2].omitted_children = 5;
+        let nodes = window_with_a_list();
         let cut = |reason, omitted| Some(Truncation { reason, omitted });
-        let walk = (nodes.clone(), cut(TruncationReason::NodeLimit, 7));
         let list = |rows: usize| {
             let mut list = vec![nodes[2].clone()];
             list[0].parent = None;
-            list[0].omitted_children = 0;
             list[0].children = (1..=rows as u32).collect();
             for r in 0..rows {
                 let mut row = nodes[3].clone();
@@ -1016,24 +1034,24 @@ mod tests {
             }
             list
         };
-        // All rows read now: only the 2 elsewhere are left out.
+        // Two rows more: spliced, what followed moves down; the window's truncation stays.
+        let elsewhere = cut(TruncationReason::DepthLimit, 2);
+        let walk = (nodes.clone(), elsewhere.clone());
         let Some((spliced, left_out)) = splice(walk.clone(), 2, (list(3), None), 100) else {
             panic!("a walk within its limits splices");
         };
         assert_eq!(spliced.len(), nodes.len() + 2);
-        assert_eq!(left_out, cut(TruncationReason::NodeLimit, 2));
-        // Still one row left out below.
-        let mut short = list(3);
-        short[0].omitted_children = 1;
-        let again = (short, cut(TruncationReason::NodeLimit, 1));
-        assert_eq!(
-            splice(walk.clone(), 2, again, 100).map(|w| w.1),
-            Some(cut(TruncationReason::NodeLimit, 3))
-        );
-        // Cut short by time, or more than the window may hold: the window is walked.
-        let timed = (list(3), cut(TruncationReason::TimeBudget, 1));
-        assert!(splice(walk.clone(), 2, timed, 100).is_none());
-        assert!(splice(walk, 2, (list(3), None), 9).is_none());
+        assert_eq!(spliced[0].children, [1, 6, 8]);
+        assert_eq!(left_out, elsewhere);
+        // The list walked again left something out, or had: the window is walked.
+        let short = (list(3), cut(TruncationReason::NodeLimit, 1));
+        assert!(splice(walk.clone(), 2, short, 100).is_none());
+        let mut was_cut = nodes.clone();
+        was_cut[2].omitted_children = 5;
+        assert!(splice((was_cut, None), 2, (list(3), None), 100).is_none());
+        // The window holds, or would hold, its node limit: a walk decides what to leave out.
+        assert!(splice(walk.clone(), 2, (list(3), None), 10).is_none());
+        assert!(splice(walk, 2, (list(3), None), 8).is_none());
     }
 
     #[test]

@@ -124,44 +124,14 @@ struct Pending {
     hidden: bool,
 }
 
-/// Walks the subtree under `root` (a window, a popup, an element asked for), with the
-/// application's bulk items where its toolkit gives them.
+/// Walks the subtree under `root` (a window, a popup, an element asked for, a subtree of a
+/// kept walk the events named), with the application's bulk items where its toolkit gives
+/// them.
 pub(crate) async fn walk(
     atspi: &Atspi,
     root: ObjRef,
     placement: Placement,
     opts: &SnapshotOptions,
-) -> Result<(Vec<Node>, Option<Truncation>)> {
-    walk_from(atspi, root, placement, opts, Start::Window).await
-}
-
-/// Walks again the subtree under `root`, an element of a kept walk whose parent is drawn, as
-/// the walk of its window read it, without the bulk items (they list the whole application: a
-/// subtree is read faster alone).
-pub(crate) async fn walk_again(
-    atspi: &Atspi,
-    root: ObjRef,
-    placement: Placement,
-    opts: &SnapshotOptions,
-) -> Result<(Vec<Node>, Option<Truncation>)> {
-    walk_from(atspi, root, placement, opts, Start::Below).await
-}
-
-/// Where a walk starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
-    /// At the top of what is walked: the bulk items are read first where the toolkit has them.
-    Window,
-    /// Below a drawn element already walked.
-    Below,
-}
-
-async fn walk_from(
-    atspi: &Atspi,
-    root: ObjRef,
-    placement: Placement,
-    opts: &SnapshotOptions,
-    start: Start,
 ) -> Result<(Vec<Node>, Option<Truncation>)> {
     let deadline = Instant::now() + Duration::from_millis(opts.time_budget_ms);
     let max_nodes = opts.max_nodes.max(1) as usize;
@@ -178,7 +148,7 @@ async fn walk_from(
     let prefetch_started = Instant::now();
     // Every reply moves this on; SILENT after it without one, the walk stops.
     let mut heard_at = prefetch_started;
-    let prefetched = if placement.toolkit.bulk_items && start == Start::Window {
+    let prefetched = if placement.toolkit.bulk_items {
         let within = SILENT.min(deadline.saturating_duration_since(prefetch_started));
         match tokio::time::timeout(within, prefetch(atspi, &root.bus)).await {
             Ok(items) => {

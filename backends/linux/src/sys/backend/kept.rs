@@ -1,9 +1,9 @@
-//! Answering an observation from the window's kept walk ([`crate::trees`]): as it is when its
-//! application sent no event since, the window system describes the window as it was, and
-//! every element of its documents is where the walk saw it; with the elements the events name
-//! read again when each event changed one element's own name, value, text or state, the
-//! subtrees they name walked again when elements came or went or were drawn or hidden, and
-//! every other element drawn is where the walk saw it.
+//! Answering an observation from the window's kept walk ([`crate::trees`]) while the window
+//! system describes the window at the same place and size: as it is when its application sent
+//! no event since (its documents' elements read where they are now, what moved moved); else
+//! brought up to date from the events it sent: the elements whose own name, value, text or
+//! state changed read again, the subtrees where elements came or went walked again and spliced
+//! in, and every other element placed read where it is now.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use std::sync::Arc;
 use cu_core::model::element::{ElementIdentity, Node, SnapshotOptions};
 use cu_core::model::geometry::Rect;
 use cu_core::model::window::WindowId;
+use cu_core::ErrorCode;
 
 use cu_core::model::element::State;
 
@@ -29,8 +30,8 @@ use crate::trees::{
 pub(super) enum FromKept {
     /// As it was: nothing changed since.
     Unchanged,
-    /// With elements read again and subtrees walked again, as the application's events named
-    /// them.
+    /// With something read again: elements and subtrees the application's events named, or
+    /// places that moved (a page scrolled).
     ReadAgain,
 }
 
@@ -118,6 +119,11 @@ impl Connected {
         if retitled && !again.elements.contains(&0) {
             again.elements.push(0);
         }
+        // A depth limit counts from the walk's roots, a popup's own among them (grafted one
+        // level down): a subtree walked again would be cut elsewhere.
+        if options.max_depth.is_some() && !again.subtrees.is_empty() {
+            return None;
+        }
         tracing::debug!(
             elements = again.elements.len(),
             subtrees = ?again
@@ -175,8 +181,11 @@ impl Connected {
                 };
                 let parent = match parent {
                     Ok(Some(p)) if p.bus == bus => Parent::At(p.path.to_string()),
-                    // The application's top: the desktop, or nothing.
-                    Ok(_) => Parent::Top,
+                    // The application's root: its parent is the desktop.
+                    Ok(Some(_)) => Parent::Top,
+                    Ok(None) => Parent::Detached,
+                    // Not told in time is not told at all.
+                    Err(e) if e.code == ErrorCode::Timeout => Parent::Top,
                     Err(_) => Parent::Gone,
                 };
                 (path.clone(), parent)
@@ -187,11 +196,11 @@ impl Connected {
         again.ask.is_empty().then_some(again)
     }
 
-    /// `walk` with the elements `again` names read again and its subtrees walked again, if each
-    /// element read again still holds the children the walk saw, every element the events
-    /// named that the walk did not hold came with a subtree, and every other element drawn is
-    /// where the walk saw it (a longer label moves its neighbours without an event); `None`
-    /// means walk the window.
+    /// `walk` with the elements `again` names read again, its subtrees walked again and spliced
+    /// in, and every other element placed read where it is now (a longer label moves its
+    /// neighbours without an event), if each element read again still holds the children the
+    /// walk saw, every element still unknown came with a subtree, and no place is asked of what
+    /// the walk left unplaced; `None` means walk the window.
     async fn read_elements_again(
         &self,
         window: &WindowId,
@@ -223,21 +232,9 @@ impl Connected {
             let obj = nodes
                 .get(at)
                 .and_then(|n| ObjRef::from_identity(&n.identity).ok());
-            // As deep as the walk of the window would have gone below it.
-            let depth = std::iter::successors(nodes.get(at), |n| {
-                n.parent.and_then(|p| nodes.get(p as usize))
-            })
-            .count()
-            .saturating_sub(1) as u32;
-            let below = SnapshotOptions {
-                max_depth: options.max_depth.map(|d| d.saturating_sub(depth)),
-                ..options.clone()
-            };
-            async move {
-                walk::walk_again(&self.atspi, obj?, placement, &below)
-                    .await
-                    .ok()
-            }
+            // Read as the window's walk reads (with the bulk items where the toolkit has them:
+            // what they say is not drawn is left unplaced); no depth limit (see above).
+            async move { walk::walk(&self.atspi, obj?, placement, options).await.ok() }
         });
         let walked_again = |i: usize| ends.iter().any(|&(at, end)| (at..end).contains(&i));
         // Every other element the walk placed, read where it is now: one that moved (below a
@@ -290,9 +287,13 @@ impl Connected {
             let (mut subtree, cut) = subtree?;
             // Where LibreOffice reports its pane a menu bar too high, what came into a subtree
             // the walk moved with the pane moves with it, as a snapshot of that subtree does;
-            // a subtree holding branches GTK places itself is left to the walk of the window.
+            // a subtree holding, or now hosting, a branch GTK places itself is left to the
+            // walk of the window.
             if let Some(wrong) = wrong.as_deref() {
                 let old = walk.0.get(at..end)?;
+                if crate::misplaced::hosts_gtk(&subtree, wrong.by) {
+                    return None;
+                }
                 if old.iter().all(|n| wrong.moved(&n.identity)) {
                     for node in &mut subtree {
                         if let Some(b) = node.bounds.as_mut() {
