@@ -90,7 +90,9 @@ async def test_a_query_answers_a_rows_cells_below_the_fold(apps, server_env, bro
         outline = state["outline"]
         row = next(l for l in outline.splitlines() if f"row {number}:" in l)
         assert notes in row and row.endswith(" offscreen"), row
-        link = re.search(rf'(e\d+) link "{TARGET}"', row).group(1)
+        found_link = re.search(rf'(e\d+) link "{TARGET}"', row)
+        assert found_link, outline
+        link = found_link.group(1)
         assert len(outline) < 700, f"one row, not the page:\n{outline}"
 
         # The table by range: the true total, the next range named.

@@ -128,8 +128,8 @@ pub enum Parent {
     Gone,
     /// Its parent's object path (the same application).
     At(String),
-    /// It hangs nowhere (no parent): Firefox keeps detached elements that mirror its tabs'
-    /// names.
+    /// It hangs nowhere (no parent) yet: Firefox makes an element before it hangs it while a
+    /// page loads.
     Detached,
     /// Its parent is outside the application (it is the application's root), or it could not
     /// be told in time: an element in another of the application's windows, or a popup drawn
@@ -196,11 +196,11 @@ const SUBTREE_SHARE: usize = 2;
 /// - an element whose children came or went, or that was drawn, hidden, opened or closed, is
 ///   walked again with what it holds (an element that ended: its parent);
 /// - an element the walk does not hold is followed up its parents (`parents`: the caller's
-///   answers; those still to ask are listed in [`Again::ask`]): one that ended or hangs nowhere
-///   is passed over; its nearest ancestor the walk holds is walked again (a new paragraph's
-///   document, the list a row came into); one that reaches the application's root without one
-///   walks the window (a popup over it); one followed deeper than [`MAX_HOLDER_DEPTH`] must come
-///   with a subtree walked again;
+///   answers; those still to ask are listed in [`Again::ask`]): one that ended is passed over;
+///   its nearest ancestor the walk holds is walked again (a new paragraph's document, the list
+///   a row came into); one not hung yet, one that reaches the application's root without such
+///   an ancestor (a popup over the window) or one followed deeper than [`MAX_HOLDER_DEPTH`]
+///   must come with a subtree walked again, else the window is walked;
 /// - an element hung elsewhere walks its old parent and its new one again.
 ///
 /// A container whose sensitivity changed is walked again too (GTK 3 passes it to its children
@@ -368,7 +368,7 @@ pub const MAX_HOLDER_DEPTH: usize = 8;
 /// Where an element the walk does not hold hangs, as far as the parents asked so far say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Holder {
-    /// It, or an ancestor, no longer answers (it ended), or hangs nowhere.
+    /// It, or an ancestor, no longer answers: it ended.
     Gone,
     /// Its nearest ancestor the walk holds (an index into the walk).
     Held(usize),
@@ -386,7 +386,10 @@ fn holder(path: &str, parents: &HashMap<String, Parent>, held: &HashMap<&str, us
     for _ in 0..MAX_HOLDER_DEPTH {
         match parents.get(at) {
             None => return Holder::Ask(at.to_owned()),
-            Some(Parent::Gone | Parent::Detached) => return Holder::Gone,
+            Some(Parent::Gone) => return Holder::Gone,
+            // Not hung yet (Firefox makes an element before it hangs it while a page loads):
+            // where it will hang is not known.
+            Some(Parent::Detached) => return Holder::Unknown,
             // Up to the application without passing this window: another window, or a popup
             // over this one; what holds it is not known.
             Some(Parent::Top) => return Holder::Unknown,
@@ -988,19 +991,17 @@ mod tests {
             read_again(&nodes, ":1.5", &deeper, &chain).map(|a| a.subtrees),
             Some(vec![2])
         );
-        // Gone, or hanging nowhere: passed over.
-        for passed in [Parent::Gone, Parent::Detached] {
-            assert_eq!(
-                read_again(&nodes, ":1.5", &typed, &answer(passed)),
-                Some(Again::default())
-            );
-        }
-        // Up to the application without passing this window (a popup over it, another
-        // window): not known, so the window is walked (a walk grafts the popups drawn over it).
+        // Gone: passed over.
         assert_eq!(
-            read_again(&nodes, ":1.5", &typed, &answer(Parent::Top)),
-            None
+            read_again(&nodes, ":1.5", &typed, &answer(Parent::Gone)),
+            Some(Again::default())
         );
+        // Up to the application without passing this window (a popup over it, another
+        // window), or not hung yet: not known, so the window is walked (a walk grafts the
+        // popups drawn over it).
+        for unknown in [Parent::Top, Parent::Detached] {
+            assert_eq!(read_again(&nodes, ":1.5", &typed, &answer(unknown)), None);
+        }
         // No ancestor the walk holds within the depth followed, and nothing walked again: walk
         // the window. With a subtree walked again, the caller looks for it there.
         let mut elsewhere = answer(Parent::At("/popup".into()));
