@@ -187,22 +187,28 @@ async def test_regression_an_inner_region_scrolled_on_a_kept_page_is_read_again(
         assert heading in outline, outline
 
 
+async def todo_field_clicked(client, pid):
+    """The Firefox todo window once its page shows, its "New item" field clicked by XTEST."""
+    w = await window_of(client, pid, timeout=40)
+    xid = str(int(w["id"].split(":", 1)[1], 16))
+
+    async def page_ready():
+        state = await observe(client, w["id"], points=True)
+        return "New item" in state["outline"] and state
+    state = await poll(page_ready, "the todo page", timeout=30)
+    _, (x, y) = element(state["outline"], "text_input", "New item")
+    xdotool("windowactivate", "--sync", xid)
+    xdotool("mousemove", "--window", xid, str(x), str(y), "click", "1")
+    return w
+
+
 async def test_a_kept_page_with_text_typed_from_outside_shows_each_letter(connect, apps):
     """Issue 41: after the first letter (an element comes: a walk), each letter typed into a web
     page's field changes that one element; the kept walk reads it again instead of walking the
     window, and the very next observation must show every letter, as pyatspi reads it."""
     pid = apps.launch("firefox-todo")
     async with connect() as client:
-        w = await window_of(client, pid, timeout=40)
-        xid = str(int(w["id"].split(":", 1)[1], 16))
-
-        async def page_ready():
-            state = await observe(client, w["id"], points=True)
-            return "New item" in state["outline"] and state
-        state = await poll(page_ready, "the todo page", timeout=30)
-        _, (x, y) = element(state["outline"], "text_input", "New item")
-        xdotool("windowactivate", "--sync", xid)
-        xdotool("mousemove", "--window", xid, str(x), str(y), "click", "1")
+        w = await todo_field_clicked(client, pid)
         typed = ""
         for letter in "kept":
             xdotool("type", letter)
@@ -264,16 +270,7 @@ async def test_regression_a_row_added_to_a_kept_page_walked_the_window(connect, 
     reads it."""
     pid = apps.launch("firefox-todo")
     async with connect() as client:
-        w = await window_of(client, pid, timeout=40)
-        xid = str(int(w["id"].split(":", 1)[1], 16))
-
-        async def page_ready():
-            state = await observe(client, w["id"], points=True)
-            return "New item" in state["outline"] and state
-        state = await poll(page_ready, "the todo page", timeout=30)
-        _, (x, y) = element(state["outline"], "text_input", "New item")
-        xdotool("windowactivate", "--sync", xid)
-        xdotool("mousemove", "--window", xid, str(x), str(y), "click", "1")
+        w = await todo_field_clicked(client, pid)
         await observe(client, w["id"])
 
         def add(line):

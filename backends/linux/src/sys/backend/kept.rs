@@ -71,6 +71,16 @@ impl Connected {
         self.windows
             .described(&entry.info, std::time::Instant::now());
         let count = self.atspi.changes.count(&bus)?;
+        // A walk brought up to date serves the next observation as a walk would.
+        let keep = |entry: &WindowEntry, walk: &Walk| {
+            let kept = Kept {
+                options: options.clone(),
+                window: entry.info.clone(),
+                count,
+                walk: walk.clone(),
+            };
+            self.windows.keep(kept, started);
+        };
         if let Some(held) = self.windows.kept(&entry.info, options, count) {
             let (mut nodes, truncation) = held.walk;
             let (_, now) = self.places_now(window, &entry, &nodes, &held.places).await;
@@ -80,15 +90,7 @@ impl Connected {
                 return Some((entry, walk, FromKept::Unchanged));
             }
             // A page scrolled: what moved is where it is now.
-            self.windows.keep(
-                Kept {
-                    options: options.clone(),
-                    window: entry.info.clone(),
-                    count,
-                    walk: walk.clone(),
-                },
-                started,
-            );
+            keep(&entry, &walk);
             return Some((entry, walk, FromKept::ReadAgain));
         }
         let Some(Behind {
@@ -146,15 +148,7 @@ impl Connected {
             // may be among them.
             self.windows.set_walked(window, Walked::of(&walk.0));
         }
-        self.windows.keep(
-            Kept {
-                options: options.clone(),
-                window: entry.info.clone(),
-                count,
-                walk: walk.clone(),
-            },
-            started,
-        );
+        keep(&entry, &walk);
         Some((entry, walk, FromKept::ReadAgain))
     }
 
