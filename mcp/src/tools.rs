@@ -3,16 +3,18 @@
 //!
 //! Input and output schemas are derived from the request and answer types (their field docs are
 //! the descriptions agents read), so a field cannot be accepted without being described, or
-//! answered without being declared. Every output schema also admits the error answer
-//! ([`ErrorAnswer`]): a failed call's body is declared too. `tests/golden/tools_list.json` pins the
-//! whole surface (a `cargo test` here and the SDK test in `tests/mcp/test_surface.py`), so it
-//! changes only on purpose.
+//! answered without being declared, and made lean for the wire (`schema.rs`). Every output
+//! schema also admits the error answer ([`cu_core::ErrorAnswer`]): a failed call's body is
+//! declared too. `tests/golden/tools_list.json` pins the whole surface as sent and
+//! `tests/golden/answers.json` every answer's full shape (a `cargo test` here; the SDK tests in
+//! `tests/mcp/test_surface.py` check the listing and its token count), so they change only on
+//! purpose.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use cu_core::{Error, ErrorAnswer};
+use cu_core::Error;
 use cu_tools::{
     ActionRequest, ActionResult, ClickRequest, ClickResult, ClipboardRequest, ClipboardResult,
     HealthReport, ListResult, LookAnswer, LookRequest, OpenResult, OpenToolRequest, PingResult,
@@ -20,11 +22,10 @@ use cu_tools::{
     WaitResult, WindowRequest, WindowResult,
 };
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
-use schemars::generate::{Contract, SchemaSettings};
-use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use crate::remote::EveryMachine;
+use crate::schema::{answers, answers_either, input};
 use crate::wire::{jpeg_block, json_result, parse, NoArgs};
 
 /// A tool call's answer, as the handler produces it.
@@ -38,7 +39,8 @@ pub(crate) struct ToolSpec {
     description: &'static str,
     effect: Impact,
     input: fn() -> Value,
-    output: fn() -> Value,
+    /// The shapes of its answers (the error answer apart).
+    output: fn() -> Vec<Value>,
     /// Decodes the arguments and runs the tool (after routing: always on this machine).
     pub(crate) run: for<'a> fn(&'a Service, Value) -> Answer<'a>,
 }
@@ -79,7 +81,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Ask one short question about a window (\"Is Claude finished?\") and get ~100 tokens of JSON: status (working, finished, waiting, error, unknown; read in code from the app's controls), summary (a local model's answer), confidence, details (project, session, failures, next_step, url… per app), changed_since_last (with client+session_id). Read-only. Ask in English, one thing per call. include_image adds a JPEG of that window only (expensive: use when text is not enough).",
         effect: Impact::Reads,
         input: input::<LookRequest>,
-        output: output::<LookAnswer>,
+        output: answers::<LookAnswer>,
         run: look_at_screen,
     },
     ToolSpec {
@@ -87,7 +89,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Check the bridge before a task: the model server answers and the model loads (so the next look_at_screen is warm).",
         effect: Impact::Reads,
         input: input::<NoArgs>,
-        output: output::<PingResult>,
+        output: answers::<PingResult>,
         run: ping,
     },
     ToolSpec {
@@ -95,7 +97,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Everything at once: the desktop backend, the model server and model, Ollama auto-start, free RAM. ok is true when all work.",
         effect: Impact::Reads,
         input: input::<NoArgs>,
-        output: output::<HealthReport>,
+        output: answers::<HealthReport>,
         run: health,
     },
     ToolSpec {
@@ -103,7 +105,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Unload the local model now to free RAM (call it when your task is done); reports freed_mb.",
         effect: Impact::Frees,
         input: input::<NoArgs>,
-        output: output::<ReleaseResult>,
+        output: answers::<ReleaseResult>,
         run: release_model,
     },
     ToolSpec {
@@ -111,7 +113,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "List the visible application windows (id, app, title, pid, bounds, focused) and the desktop backend's capabilities. Start here.",
         effect: Impact::Reads,
         input: input::<NoArgs>,
-        output: output_either::<ListResult, EveryMachine>,
+        output: answers_either::<ListResult, EveryMachine>,
         run: gui_list,
     },
     ToolSpec {
@@ -119,7 +121,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Observe one window: a state_id (valid once, for 30 s) and a compact outline, one line per element: id (e1…), role, \"name\", =value, key states (points=true adds each element's window-relative centre @x,y, bounds=true its x,y wxh; elements are acted on by id). Interactive and text elements by default; query=\"text\" lists only the elements that mention it, with their containers.",
         effect: Impact::Observes,
         input: input::<StateRequest>,
-        output: output::<StateResult>,
+        output: answers::<StateResult>,
         run: gui_state,
     },
     ToolSpec {
@@ -127,7 +129,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Wait for a condition instead of polling gui_state: an element appears, disappears, becomes enabled/checked/focused, its value is or contains a text (element by name, role, or element_id with state_id); a window with a title appears or the window closes; the window is stable for quiet_ms. Timeout default 10 s. Answers outcome satisfied | unsatisfied (with what was seen last) | unknown (could not observe: not a success), a new state_id and the outline lines that changed (+ added, ~ changed, - removed; ids kept).",
         effect: Impact::Observes,
         input: input::<WaitRequest>,
-        output: output::<WaitResult>,
+        output: answers::<WaitResult>,
         run: gui_wait,
     },
     ToolSpec {
@@ -135,7 +137,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Act on the window observed by state_id (used once; a call refused or failed before any input leaves it usable): steps by element_id (preferred, semantic) or window-relative x/y. Stops at the first failing step. Dangerous labels need confirm_dangerous=true after the user agrees.",
         effect: Impact::Acts,
         input: input::<ActionRequest>,
-        output: output::<ActionResult>,
+        output: answers::<ActionResult>,
         run: gui_action,
     },
     ToolSpec {
@@ -143,7 +145,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Change a window from gui_list: op focus, move (x, y: screen point of its top-left corner), resize (width, height), minimize, maximize, restore, close, quit (close every window of its app). Read back from the window list: outcome done, not_seen, or dialog (a close that opened \"Save changes?\" instead: answer it). Not on Wayland for move/resize/minimize.",
         effect: Impact::Acts,
         input: input::<WindowRequest>,
-        output: output::<WindowResult>,
+        output: answers::<WindowResult>,
         run: gui_window,
     },
     ToolSpec {
@@ -151,7 +153,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Start a desktop application (program name as its menu entry runs it, e.g. \"gnome-calculator\"), open a document path or an http(s)/mailto link, and wait for its window: answers window_id and the app name to pass to click/type_text. Shells, terminals and interpreters are refused (PROGRAM_NOT_ALLOWED) unless the user lists them in apps.allow.",
         effect: Impact::Acts,
         input: input::<OpenToolRequest>,
-        output: output::<OpenResult>,
+        output: answers::<OpenResult>,
         run: gui_open,
     },
     ToolSpec {
@@ -159,7 +161,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Put text on the clipboard (op write), then paste it with gui_action key ctrl+v: the reliable way to enter text a keyboard layout cannot type. op read answers the clipboard's text only when the user turned on clipboard.read (NOT_ALLOWED otherwise: clipboards hold passwords). Never logged.",
         effect: Impact::Acts,
         input: input::<ClipboardRequest>,
-        output: output::<ClipboardResult>,
+        output: answers::<ClipboardResult>,
         run: gui_clipboard,
     },
     ToolSpec {
@@ -167,7 +169,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Click an element of an app's window by its visible label, in any language (\"7\", \"Search\", \"שלח\"), or a known sequence with steps (1-10 labels, a fresh observation each, stops at the first failure). Matching: exact, normalized, synonyms (\"seven\", \"×\"/\"*\", \"שבע\") and ids; role phrases (\"button 7\", \"field Search\") narrow the role; weak matches act on nothing and return candidates (TARGET_AMBIGUOUS), unless the local model picks one (how: \"model\"), which still passes the safety gate. Pass visible labels, never @eN refs. Dangerous labels (Delete, Send, מחק…) need confirm_dangerous=true, only after the user explicitly agreed.",
         effect: Impact::Acts,
         input: input::<ClickRequest>,
-        output: output::<ClickResult>,
+        output: answers::<ClickResult>,
         run: click,
     },
     ToolSpec {
@@ -175,7 +177,7 @@ pub(crate) static TOOLS: &[ToolSpec] = &[
         description: "Replace the content of an editable field (text field, text area, combo box, document) found by its label, or by a role word (\"text field\", \"textarea\", \"שדה\") when the window has one such field. Never presses Enter, never types into another window; the field is read back. Text up to max_type_chars (default 2000).",
         effect: Impact::Acts,
         input: input::<TypeRequest>,
-        output: output::<TypeResult>,
+        output: answers::<TypeResult>,
         run: type_text,
     },
 ];
@@ -209,16 +211,16 @@ impl ToolSpec {
             if let Value::Object(properties) = root.entry("properties").or_insert(json!({})) {
                 properties.insert(
                     "machine".into(),
-                    json!({ "type": "string", "description": format!("A configured remote machine (default: this one). Ids it returns carry its name (lab1/…) and route there by themselves.{all}") }),
+                    json!({ "type": "string", "description": format!("A configured remote machine (default: this one); the ids it answers route there.{all}") }),
                 );
             }
         }
-        let mut output = (self.output)();
+        let mut output = crate::schema::lean_output(&(self.output)());
         if crate::untrusted::carries_window_text(self.name) {
             if let Value::Object(root) = &mut output {
                 root.insert(
                     "properties".into(),
-                    json!({ "untrusted": crate::untrusted::schema() }),
+                    json!({ "untrusted": crate::schema::declared(&crate::untrusted::schema(), 0) }),
                 );
             }
         }
@@ -232,90 +234,6 @@ fn object(value: Value) -> Arc<JsonObject> {
     match value {
         Value::Object(map) => Arc::new(map),
         _ => Arc::new(JsonObject::new()),
-    }
-}
-
-/// What a request type accepts.
-fn input<T: JsonSchema>() -> Value {
-    schema::<T>(Contract::Deserialize)
-}
-
-/// What an answer holds: `T`, or the error answer.
-fn output<T: JsonSchema>() -> Value {
-    answer_or_error(vec![schema::<T>(Contract::Serialize)])
-}
-
-/// What an answer of one of two shapes holds: `A`, `B`, or the error answer.
-fn output_either<A: JsonSchema, B: JsonSchema>() -> Value {
-    answer_or_error(vec![
-        schema::<A>(Contract::Serialize),
-        schema::<B>(Contract::Serialize),
-    ])
-}
-
-fn answer_or_error(mut shapes: Vec<Value>) -> Value {
-    shapes.push(schema::<ErrorAnswer>(Contract::Serialize));
-    json!({ "type": "object", "anyOf": shapes })
-}
-
-/// `T`'s JSON Schema (draft 2020-12), inlined: no `$ref`s, which some clients cannot follow,
-/// and fewer bytes than `$defs` for these small, mostly unshared types.
-fn schema<T: JsonSchema>(contract: Contract) -> Value {
-    let input = matches!(contract, Contract::Deserialize);
-    let mut settings = SchemaSettings::draft2020_12();
-    settings.inline_subschemas = true;
-    settings.meta_schema = None;
-    settings.contract = contract;
-    let mut value = settings
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
-    if let Value::Object(root) = &mut value {
-        root.remove("title");
-        root.remove("description");
-    }
-    tidy(&mut value, input);
-    value
-}
-
-/// Cleans one schema and its subschemas of the generator's noise: no `format` annotations, and
-/// rustdoc's wrapped lines joined in descriptions. In an input schema an optional field is just left out,
-/// so `["string", "null"]` becomes `"string"` (null is still accepted) and a `null` default is
-/// not said.
-fn tidy(schema: &mut Value, input: bool) {
-    let Value::Object(map) = schema else {
-        return;
-    };
-    map.remove("format");
-    if let Some(Value::String(text)) = map.get_mut("description") {
-        *text = text.replace('\n', " ");
-    }
-    if input {
-        if map.get("default") == Some(&Value::Null) {
-            map.remove("default");
-        }
-        if let Some(Value::Array(types)) = map.get("type") {
-            let kept: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-            if let [only] = kept.as_slice() {
-                let only = (*only).clone();
-                map.insert("type".into(), only);
-            }
-        }
-    }
-    for key in ["items", "additionalProperties", "not"] {
-        if let Some(sub) = map.get_mut(key) {
-            tidy(sub, input);
-        }
-    }
-    for key in ["properties", "$defs", "patternProperties"] {
-        if let Some(Value::Object(subs)) = map.get_mut(key) {
-            subs.values_mut().for_each(|s| tidy(s, input));
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(subs)) = map.get_mut(key) {
-            subs.iter_mut().for_each(|s| tidy(s, input));
-        }
     }
 }
 
@@ -435,6 +353,7 @@ mod tests {
     use super::*;
 
     const GOLDEN: &str = include_str!("../../tests/golden/tools_list.json");
+    const ANSWERS: &str = include_str!("../../tests/golden/answers.json");
 
     /// The listing as the golden file holds it: sorted by name, the fields a client relies on.
     fn listing() -> Value {
@@ -461,22 +380,39 @@ mod tests {
         Value::Array(tools)
     }
 
-    #[test]
-    fn the_tool_list_matches_the_golden_file() {
-        let golden: Value = serde_json::from_str(GOLDEN).unwrap();
+    /// Every tool's answers in full, by tool name.
+    fn answers_in_full() -> Value {
+        TOOLS
+            .iter()
+            .map(|t| (t.name.to_owned(), crate::schema::full_output((t.output)())))
+            .collect::<serde_json::Map<String, Value>>()
+            .into()
+    }
+
+    /// Compares `now` with the golden file `name` holds (`text`), or rewrites the file with
+    /// UPDATE_GOLDEN=1.
+    fn golden(name: &str, text: &str, now: Value) {
         if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
-            let path = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../tests/golden/tools_list.json"
-            );
-            let text = serde_json::to_string_pretty(&listing()).unwrap();
+            let path = format!("{}/../tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+            let text = serde_json::to_string_pretty(&now).unwrap();
             std::fs::write(path, text + "\n").unwrap();
             return;
         }
+        let golden: Value = serde_json::from_str(text).unwrap();
         assert!(
-            listing() == golden,
-            "the tool surface changed: review it, then run with UPDATE_GOLDEN=1"
+            now == golden,
+            "{name} changed: review it, then run with UPDATE_GOLDEN=1"
         );
+    }
+
+    #[test]
+    fn the_tool_list_matches_the_golden_file() {
+        golden("tools_list.json", GOLDEN, listing());
+    }
+
+    #[test]
+    fn the_answers_match_their_golden_file() {
+        golden("answers.json", ANSWERS, answers_in_full());
     }
 
     /// Issue 39: the controller's never-retry list named 3 acting tools of 6, so gui_open,
@@ -515,7 +451,7 @@ mod tests {
             let input = (tool.input)();
             assert_eq!(input["type"], "object", "{}", tool.name);
             assert_eq!(input["additionalProperties"], false, "{}", tool.name);
-            let output = (tool.output)();
+            let output = crate::schema::lean_output(&(tool.output)());
             assert_eq!(output["type"], "object", "{}", tool.name);
             let shapes = output["anyOf"].as_array().unwrap();
             assert!(

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import jsonschema
+
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
@@ -135,8 +137,19 @@ def result_json(res):
     return bool(is_error), json.loads(text)
 
 
+# Every answer's full shape: tools/list declares an answer's fields one level deep (a lean
+# listing), so each answer a test gets through call() is checked against its whole shape here.
+ANSWERS = json.loads((ROOT / "tests" / "golden" / "answers.json").read_text())
+
+
 async def call(client, tool, args):
-    return result_json(await client.call_tool(tool, args))
+    """Calls `tool`; returns (is_error, JSON answer), the answer checked against its full shape."""
+    err, value = result_json(await client.call_tool(tool, args))
+    if tool in ANSWERS:
+        jsonschema.validate(value, ANSWERS[tool])
+    else:
+        assert err and set(value) == {"error"}, (tool, value)
+    return err, value
 
 
 async def window_of(client, pid, timeout=15):

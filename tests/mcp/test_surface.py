@@ -1,11 +1,13 @@
 """The tool surface changes only on purpose: tools/list against tests/golden/tools_list.json, and
-the initialize instructions against docs/AGENTS_SNIPPET.md. UPDATE_GOLDEN=1 rewrites the golden
+the initialize instructions against docs/AGENTS_SNIPPET.md; what a client pays to load the tools
+stays within its bound. UPDATE_GOLDEN=1 rewrites the golden
 (so does `UPDATE_GOLDEN=1 cargo test -p cu-mcp golden`, which checks the same file without a
 client). Every other test's successful calls are checked against their outputSchema by the SDK
-client itself."""
+client itself, and against their full shapes (tests/golden/answers.json) by conftest's call()."""
 import json
 import os
 
+import bpe_openai
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -40,6 +42,27 @@ async def test_tools_list_matches_the_golden_file():
     annotations = {t["name"]: t["annotations"] for t in tools}
     assert annotations["gui_list"]["readOnlyHint"] and annotations["gui_state"]["readOnlyHint"]
     assert annotations["gui_action"]["destructiveHint"] and not annotations["gui_action"]["readOnlyHint"]
+
+
+# What tools/list may cost a client that forwards all of it (names, descriptions, input and
+# output schemas, annotations), in o200k tokens (issue 44: it was 25.3k).
+CATALOG_TOKENS = 8000
+
+
+async def test_the_tool_list_costs_a_client_at_most_8k_tokens():
+    async with Client(StdioServerParameters(command=BIN, args=[], env={"PATH": os.environ["PATH"]})) as client:
+        listed = await client.list_tools()
+        instructions = client.instructions
+    tools = listed.model_dump(by_alias=True, exclude_none=True, mode="json")["tools"]
+    compact = {"separators": (",", ":"), "ensure_ascii": False}
+    sent = json.dumps(tools, **compact)
+    encoding = bpe_openai.get_encoding("o200k_base")
+    tokens = len(encoding.encode(sent))
+    shown = sum(len(encoding.encode(json.dumps([t["name"], t["description"], t["inputSchema"]], **compact)))
+                for t in tools)
+    print(f"tools/list: {tokens} tokens as sent ({len(sent)} bytes), {shown} of names, descriptions "
+          f"and input schemas; instructions {len(encoding.encode(instructions))}")
+    assert tokens <= CATALOG_TOKENS, f"tools/list costs {tokens} tokens (bound {CATALOG_TOKENS})"
 
 
 async def test_instructions_are_the_agents_snippet():
