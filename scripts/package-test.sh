@@ -150,6 +150,28 @@ import json, sys
 assert server["enabled"] and server["transport"]["command"] == sys.argv[2], server
 print(f"[package-test] codex mcp list: mcp-computer-use enabled, {server['transport']['type']}", file=sys.stderr)
 EOF
+# The plugin (packaging/plugin: the server and the agent guide as a skill), from its local
+# marketplace, in both real clients: Claude Code installs it, shows its components and token
+# cost and connects its server; Codex installs the same plugin and lists its server.
+export HOME="$SCRATCH/plugin-home"
+mkdir -p "$HOME/bin"
+ln -s "$LINUX_BIN" "$HOME/bin/mcp-computer-use"
+export PATH="$HOME/bin:$PATH"
+claude plugin marketplace add "$ROOT/packaging/plugin" >&2
+claude plugin install mcp-computer-use@mcp-computer-use >&2
+claude plugin details mcp-computer-use@mcp-computer-use > "$SCRATCH/plugin.txt" 2>&1 || fail "claude plugin details: $(cat "$SCRATCH/plugin.txt")"
+grep -q "Skills (1)  desktop-windows" "$SCRATCH/plugin.txt" && grep -q "MCP servers (1)  mcp-computer-use" "$SCRATCH/plugin.txt" \
+  || fail "the plugin's components: $(cat "$SCRATCH/plugin.txt")"
+say "Claude Code plugin: $(grep -m1 'Always-on' "$SCRATCH/plugin.txt" | tr -s ' '); skill on invoke $(grep -m1 'desktop-windows  ' "$SCRATCH/plugin.txt" | awk '{print $3}')"
+claude mcp list > "$SCRATCH/claude-plugin.txt" 2>&1 || true
+grep -q "^plugin:mcp-computer-use:mcp-computer-use: .*Connected" "$SCRATCH/claude-plugin.txt" \
+  || fail "the plugin's server in claude mcp list: $(cat "$SCRATCH/claude-plugin.txt")"
+codex plugin marketplace add "$ROOT/packaging/plugin" >&2 2>/dev/null
+codex plugin add mcp-computer-use@mcp-computer-use >&2 2>/dev/null
+codex mcp list 2>/dev/null > "$SCRATCH/codex-plugin.txt"
+grep -q "^mcp-computer-use  *mcp-computer-use .*enabled" "$SCRATCH/codex-plugin.txt" \
+  || fail "the plugin's server in codex mcp list: $(cat "$SCRATCH/codex-plugin.txt")"
+say "Codex plugin: the same plugin installed, its server enabled"
 # The systemd user unit, by systemd's own checker (directives, the binary it starts).
 mkdir -p "$SCRATCH/unit/.local/bin" "$SCRATCH/unit/run"
 chmod 0700 "$SCRATCH/unit/run"

@@ -70,5 +70,8 @@ async def test_instructions_are_the_agents_snippet():
         instructions = client.instructions
         assert client.server_info.name == "mcp-computer-use"
     assert instructions == (ROOT / "docs" / "AGENTS_SNIPPET.md").read_text()
+    # The plugin's skill carries the same guide under its front matter (packaging/plugin).
+    skill = (ROOT / "packaging" / "plugin" / "mcp-computer-use" / "skills" / "desktop-windows" / "SKILL.md").read_text()
+    assert skill.startswith("---\nname: desktop-windows\n") and skill.split("\n---\n", 1)[1] == instructions
     for rule in ("once, for 30 seconds", "element_id", "window-relative", "confirm_dangerous"):
         assert rule in instructions
