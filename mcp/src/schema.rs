@@ -10,7 +10,7 @@
 //! - **Outputs** declare each answer's fields with their types, nested objects and arrays by
 //!   their type alone, and the error answer's fields ([`declared`]). The full shapes, every
 //!   nested field described, are [`full_output`]: pinned in `tests/golden/answers.json` (the SDK
-//!   tests check every answer they get against them) and documented in `docs/tools.md`.
+//!   tests check the answers they read through `conftest.call` against them) and documented in `docs/tools.md`.
 //!
 //! Pure functions of the types: nothing here reads the machine.
 
@@ -174,10 +174,11 @@ fn lean_input(schema: &mut Value) {
 }
 
 /// A `oneOf` of objects told apart by a constant `type` field, as one object: `type` is an enum
-/// of the kinds, the fields are all the kinds' fields (a field's first description is kept),
-/// only `type` is required, and the description lists each kind with its fields (`*` marks a
-/// required one) and what it does. The server still decodes each kind with its own fields and
-/// refuses a field the kind does not take, naming the step.
+/// of the kinds, the fields are all the kinds' fields, only `type` is required, and the
+/// description lists each kind with its fields (`*` marks a required one; a field a kind means
+/// otherwise than the first kind that has it carries that meaning) and what it does. Kinds that
+/// give one field different types or bounds are not merged. The server still decodes each kind
+/// with its own fields and refuses a field the kind does not take, naming the step.
 fn merge_tagged(map: &Map<String, Value>) -> Option<Map<String, Value>> {
     let Some(Value::Array(kinds)) = map.get("oneOf") else {
         return None;
@@ -196,14 +197,25 @@ fn merge_tagged(map: &Map<String, Value>) -> Option<Map<String, Value>> {
             .unwrap_or_default();
         let mut takes = Vec::new();
         for (field, schema) in own.iter().filter(|(f, _)| *f != "type") {
-            takes.push(if required.contains(&field.as_str()) {
-                format!("{field}*")
+            let mark = if required.contains(&field.as_str()) {
+                "*"
             } else {
-                field.clone()
-            });
-            fields
-                .entry(field.clone())
-                .or_insert_with(|| schema.clone());
+                ""
+            };
+            match fields.get(field) {
+                None => {
+                    fields.insert(field.clone(), schema.clone());
+                    takes.push(format!("{field}{mark}"));
+                }
+                // The same field in another kind: the same type and bounds, or no merge.
+                Some(first) if undescribed(first) != undescribed(schema) => return None,
+                // Meant otherwise in this kind: its meaning goes into the kind's line.
+                Some(first) if first["description"] != schema["description"] => {
+                    let meant = schema["description"].as_str().unwrap_or_default();
+                    takes.push(format!("{field}{mark} ({})", meant.trim_end_matches('.')));
+                }
+                Some(_) => takes.push(format!("{field}{mark}")),
+            }
         }
         let what = kind["description"].as_str().unwrap_or_default();
         told.push(format!("{name} ({}): {what}", takes.join(", ")));
@@ -211,7 +223,10 @@ fn merge_tagged(map: &Map<String, Value>) -> Option<Map<String, Value>> {
     }
     let mut merged = Map::new();
     merged.insert("type".into(), json!("object"));
-    let about = map["description"].as_str().unwrap_or_default();
+    let about = map
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let description = format!(
         "{about} By type, with its fields (* required): {}",
         told.join(" ")
@@ -224,6 +239,15 @@ fn merge_tagged(map: &Map<String, Value>) -> Option<Map<String, Value>> {
     merged.insert("required".into(), json!(["type"]));
     merged.insert("additionalProperties".into(), json!(false));
     Some(merged)
+}
+
+/// `schema` without its description: what two kinds' schemas of one field must agree on.
+fn undescribed(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Value::Object(map) = &mut schema {
+        map.remove("description");
+    }
+    schema
 }
 
 /// A `oneOf` of string constants as an `enum`, the constants' descriptions joined into the
@@ -279,13 +303,17 @@ mod tests {
                  "properties": {"type": {"const": "key", "type": "string"},
                                 "keys": {"type": "string", "description": "e.g. ctrl+s"},
                                 "element_id": {"type": "string", "description": "Other."}},
-                 "required": ["type", "keys"]}
+                 "required": ["type", "keys"]},
+                {"type": "object", "additionalProperties": false,
+                 "properties": {"type": {"const": "wait", "type": "string"},
+                                "x": {"type": "integer", "description": "Also x."}},
+                 "required": ["type"]}
             ]
         });
         lean_input(&mut schema);
         assert_eq!(
             schema["properties"]["type"]["enum"],
-            json!(["click", "key"])
+            json!(["click", "key", "wait"])
         );
         assert_eq!(schema["required"], json!(["type"]));
         assert_eq!(schema["additionalProperties"], json!(false));
@@ -296,8 +324,21 @@ mod tests {
         assert_eq!(
             schema["description"],
             "One step. By type, with its fields (* required): click (element_id, x): Click it. \
-             key (element_id, keys*): Press keys."
+             key (element_id (Other), keys*): Press keys. wait (x (Also x)):"
         );
+    }
+
+    #[test]
+    fn kinds_that_type_a_field_differently_are_not_merged() {
+        let original = json!({"oneOf": [
+            {"type": "object", "properties": {"type": {"const": "a", "type": "string"},
+                                              "n": {"type": "integer", "maximum": 3}}},
+            {"type": "object", "properties": {"type": {"const": "b", "type": "string"},
+                                              "n": {"type": "integer", "maximum": 9}}}
+        ]});
+        let mut schema = original.clone();
+        lean_input(&mut schema);
+        assert_eq!(schema, original);
     }
 
     #[test]

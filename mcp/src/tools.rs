@@ -384,7 +384,13 @@ mod tests {
     fn answers_in_full() -> Value {
         TOOLS
             .iter()
-            .map(|t| (t.name.to_owned(), crate::schema::full_output((t.output)())))
+            .map(|t| {
+                let mut full = crate::schema::full_output((t.output)());
+                if crate::untrusted::carries_window_text(t.name) {
+                    full["properties"] = json!({ "untrusted": crate::untrusted::schema() });
+                }
+                (t.name.to_owned(), full)
+            })
             .collect::<serde_json::Map<String, Value>>()
             .into()
     }

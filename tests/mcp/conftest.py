@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import re
+import selectors
 import signal
 import socket
 import subprocess
@@ -140,16 +141,58 @@ def result_json(res):
 # Every answer's full shape: tools/list declares an answer's fields one level deep (a lean
 # listing), so each answer a test gets through call() is checked against its whole shape here.
 ANSWERS = json.loads((ROOT / "tests" / "golden" / "answers.json").read_text())
+_CHECKERS = {tool: jsonschema.Draft202012Validator(shape) for tool, shape in ANSWERS.items()}
 
 
 async def call(client, tool, args):
     """Calls `tool`; returns (is_error, JSON answer), the answer checked against its full shape."""
     err, value = result_json(await client.call_tool(tool, args))
-    if tool in ANSWERS:
-        jsonschema.validate(value, ANSWERS[tool])
+    if tool in _CHECKERS:
+        _CHECKERS[tool].validate(value)
     else:
         assert err and set(value) == {"error"}, (tool, value)
     return err, value
+
+
+# What every request of the stateless revision (2026-07-28) carries in its `_meta`.
+STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class RawStdio:
+    """The binary over stdio as raw JSON-RPC, one message a line, each read within 60 s: what
+    a client outside the SDK sends and receives, byte for byte."""
+
+    def __init__(self, env):
+        self.proc = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, env=env)
+        self.lines = selectors.DefaultSelector()
+        self.lines.register(self.proc.stdout, selectors.EVENT_READ)
+        self.next_id = 0
+
+    def request(self, method, params):
+        """Sends one request; returns (its response, the messages that came before it)."""
+        self.next_id += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
+                                          "params": params}) + "\n")
+        self.proc.stdin.flush()
+        notes = []
+        while True:
+            assert self.lines.select(timeout=60), f"no answer to {method} within 60 s"
+            line = self.proc.stdout.readline()
+            assert line, f"the server closed its output during {method}"
+            message = json.loads(line)
+            if message.get("id") == self.next_id and "method" not in message:
+                return message, notes
+            notes.append(message)
+
+    def close(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 async def window_of(client, pid, timeout=15):

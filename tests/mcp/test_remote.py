@@ -12,7 +12,7 @@ import time
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT, poll, result_json
+from conftest import BIN, ROOT, poll, result_json, call
 from lab import Worker, desktop_env, free_displays, sh, silent_server
 
 pytestmark = pytest.mark.anyio
@@ -82,10 +82,6 @@ def controller(lab, server_env):
     tmp, workers, silent_port = lab
     env = dict(server_env, MCP_CU_CONFIG=str(controller_config(tmp, workers, silent_port)))
     return lambda: Client(StdioServerParameters(command=BIN, args=[], env=env), read_timeout_seconds=60), env
-
-
-async def call(client, tool, args):
-    return result_json(await client.call_tool(tool, args))
 
 
 async def window_on(client, machine, pid, timeout=20):

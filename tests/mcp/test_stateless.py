@@ -6,48 +6,17 @@ session's), a tool call that works on a real window, one that fails with our err
 progress notifications of a long call, and the protocol's own refusals."""
 import json
 import os
-import subprocess
 import time
 import urllib.error
 import urllib.request
 
 import jsonschema
 
-from conftest import ANSWERS, BIN, ROOT, TOKEN, http_server
+from conftest import STATELESS_META, ANSWERS, ROOT, TOKEN, RawStdio, http_server
 
 VERSION = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": VERSION,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "test_stateless", "version": "1"}}
+META = {**STATELESS_META, "io.modelcontextprotocol/clientInfo": {"name": "test_stateless", "version": "1"}}
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "tools_list.json").read_text())
-
-
-class Stdio:
-    """The binary over stdio: one JSON-RPC message a line."""
-
-    def __init__(self, env):
-        self.proc = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, env=env)
-        self.next_id = 0
-
-    def request(self, method, params):
-        """Sends one request; returns (its response, the notifications that came before it)."""
-        self.next_id += 1
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
-                                          "params": params}) + "\n")
-        self.proc.stdin.flush()
-        notes = []
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, f"the server closed its output during {method}"
-            message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message, notes
-            notes.append(message)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
 
 
 class Http:
@@ -58,7 +27,7 @@ class Http:
         self.next_id = 0
 
     def request(self, method, params, routed=True):
-        """As Stdio.request; the revision's routing headers (Mcp-Method, and Mcp-Name for a tool
+        """As RawStdio.request; the revision's routing headers (Mcp-Method, and Mcp-Name for a tool
         call) are sent unless `routed` is false."""
         self.next_id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
@@ -124,7 +93,7 @@ def refusals(client):
 
 
 def test_stateless_over_stdio_without_a_desktop():
-    client = Stdio({"PATH": os.environ["PATH"]})
+    client = RawStdio({"PATH": os.environ["PATH"]})
     try:
         discover_and_list(client)
         failed, answer, _ = call(client, "gui_list", {})
@@ -151,7 +120,7 @@ def on_a_desktop(client, apps):
     failed, state, _ = call(client, "gui_state", {"window_id": window["id"]})
     assert not failed and state["state_id"] and state["outline"].count("\n") >= 3, state
     failed, waited, notes = call(
-        client, "gui_wait", {"window_id": window["id"], "timeout_ms": 2000,
+        client, "gui_wait", {"window_id": window["id"], "timeout_ms": 3500,
                              "condition": {"until": "appears", "name": "no such text anywhere"}},
         meta=dict(META, progressToken="wait-1"))
     assert not failed and waited["outcome"] == "unsatisfied", waited
@@ -163,7 +132,7 @@ def on_a_desktop(client, apps):
 
 
 def test_stateless_over_stdio_on_a_desktop(server_env, apps):
-    client = Stdio(server_env)
+    client = RawStdio(server_env)
     try:
         on_a_desktop(client, apps)
     finally:

@@ -11,7 +11,7 @@ import bpe_openai
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, STATELESS_META, RawStdio
 
 pytestmark = pytest.mark.anyio
 GOLDEN = ROOT / "tests" / "golden" / "tools_list.json"
@@ -50,18 +50,23 @@ CATALOG_TOKENS = 8000
 
 
 async def test_the_tool_list_costs_a_client_at_most_8k_tokens():
-    async with Client(StdioServerParameters(command=BIN, args=[], env={"PATH": os.environ["PATH"]})) as client:
-        listed = await client.list_tools()
-        instructions = client.instructions
-    tools = listed.model_dump(by_alias=True, exclude_none=True, mode="json")["tools"]
+    # The listing as the server writes it (raw JSON-RPC, not the SDK's models of it).
+    client = RawStdio({"PATH": os.environ["PATH"]})
+    try:
+        listed, _ = client.request("tools/list", {"_meta": STATELESS_META})
+        found, _ = client.request("server/discover", {"_meta": STATELESS_META})
+    finally:
+        client.close()
+    tools = listed["result"]["tools"]
     compact = {"separators": (",", ":"), "ensure_ascii": False}
     sent = json.dumps(tools, **compact)
     encoding = bpe_openai.get_encoding("o200k_base")
     tokens = len(encoding.encode(sent))
     shown = sum(len(encoding.encode(json.dumps([t["name"], t["description"], t["inputSchema"]], **compact)))
                 for t in tools)
+    instructions = len(encoding.encode(found["result"]["instructions"]))
     print(f"tools/list: {tokens} tokens as sent ({len(sent)} bytes), {shown} of names, descriptions "
-          f"and input schemas; instructions {len(encoding.encode(instructions))}")
+          f"and input schemas; instructions {instructions}")
     assert tokens <= CATALOG_TOKENS, f"tools/list costs {tokens} tokens (bound {CATALOG_TOKENS})"
 
 
