@@ -403,9 +403,11 @@ def check_invocation(args):
             steps = json.loads(raw[3])
         except ValueError:
             steps = []
-        # Each step type is its own schema: {"type": {"const": …}, …its fields}.
+        # One schema for every step; its description says each type's fields:
+        # "click (button, count, element_id, …): …  drag (…, x (Start: window-relative x), …): …".
         item = tools()["gui_action"]["inputSchema"]["properties"]["actions"]["items"]
-        fields = {v["properties"]["type"]["const"]: set(v["properties"]) for v in item["oneOf"]}
+        fields = {kind: step_fields(item["description"], kind) | {"type"}
+                  for kind in item["properties"]["type"]["enum"]}
         for step in steps:
             kind = step.get("type")
             if kind not in fields:
@@ -422,6 +424,27 @@ def command_lines(p):
         yield number, line
     for number, content, _, _ in p.spans:
         yield number, content
+
+
+def step_fields(description, kind):
+    """The fields `description` lists for step type `kind` ("kind (a, b* (meant so), c): …")."""
+    start = description.index(f" {kind} (") + len(kind) + 3
+    depth, end = 1, start
+    while depth:
+        depth += {"(": 1, ")": -1}.get(description[end], 0)
+        end += 1
+    inside, names, depth, word = description[start:end - 1], set(), 0, ""
+    for ch in inside + ",":
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            names.add(word.strip().split(" ")[0].rstrip("*"))
+            word = ""
+        elif depth == 0:
+            word += ch
+    return names
 
 
 def test_every_command_line_runs_a_command_with_flags_its_help_lists():
