@@ -6,7 +6,6 @@ session's), a tool call that works on a real window, one that fails with our err
 progress notifications of a long call, and the protocol's own refusals."""
 import json
 import os
-import time
 import urllib.error
 import urllib.request
 
@@ -110,13 +109,14 @@ def on_a_desktop(client, apps):
     """A real window listed and observed, a wait that never comes true reporting its progress,
     and a window that is not there, all over the stateless revision."""
     pid = apps.launch("qt6")
-    window, deadline = None, time.time() + 15
-    while not window:
-        assert time.time() < deadline, f"no window for pid {pid} within 15 s"
-        failed, answer, _ = call(client, "gui_list", {})
-        assert not failed, answer
-        window = next((w for w in answer["windows"] if w.get("pid") == pid), None)
-        time.sleep(0.1)
+    # The server waits for the window (no polling here), then names it by its process.
+    failed, came, _ = call(client, "gui_wait", {"timeout_ms": 15000, "condition": {
+        "until": "window_appears", "text": "Qt6 fixture"}})
+    assert not failed and came["outcome"] == "satisfied", came
+    failed, answer, _ = call(client, "gui_list", {})
+    assert not failed, answer
+    window = next((w for w in answer["windows"] if w.get("pid") == pid), None)
+    assert window, f"no window for pid {pid}: {answer['windows']}"
     failed, state, _ = call(client, "gui_state", {"window_id": window["id"]})
     assert not failed and state["state_id"] and state["outline"].count("\n") >= 3, state
     failed, waited, notes = call(
