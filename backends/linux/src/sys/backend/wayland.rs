@@ -117,11 +117,14 @@ impl Connected {
 
     /// Coordinates can reach `window` now: it is found in its stream, and it still has the size
     /// it had when observed (`observed`; its frame's extents read live), else `WINDOW_MOVED`.
+    /// The stream is looked for first: a session that can never place a window refuses
+    /// coordinates as such (`ACTION_NOT_SUPPORTED`), whatever the window did since.
     pub(super) async fn check_place(
         &self,
         window: &WindowId,
         observed: Option<cu_core::model::geometry::Size>,
     ) -> Result<()> {
+        self.place_of(window).await?;
         if let Some(seen) = observed {
             let entry = self.live_entry(window).await?;
             let (_, _, width, height) = self.atspi.extents(entry.frame()?).await?;
@@ -135,7 +138,7 @@ impl Connected {
                 ));
             }
         }
-        self.place_of(window).await.map(|_| ())
+        Ok(())
     }
 
     /// Keys sent through the portal land wherever the compositor's keyboard focus is, so they
