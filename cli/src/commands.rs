@@ -37,7 +37,7 @@ fn exit_of(ok: bool) -> CuExit {
 
 /// MCP over stdio, with the health endpoint when `health_http` or the configuration asks.
 pub(crate) async fn stdio(service: Service, health_http: bool) -> Result<CuExit, Error> {
-    let server = mcp_server(service);
+    let server = mcp_server(service).await?;
     let service = server.service().clone();
     if health_http || service.config().health_http {
         let port = service.config().health_port;
@@ -142,7 +142,7 @@ pub(crate) async fn serve(service: Service, args: ServeArgs) -> Result<CuExit, E
         return stdio(service, false).await;
     };
     let options = args.listener.options(addr, args.insecure_no_auth)?;
-    cu_mcp::http::serve_http(mcp_server(service), options).await?;
+    cu_mcp::http::serve_http(mcp_server(service).await?, options).await?;
     Ok(CuExit::Success)
 }
 
@@ -162,7 +162,7 @@ pub(crate) async fn worker(service: Service, args: WorkerArgs) -> Result<CuExit,
 /// `webui`: the Desktop page.
 pub(crate) async fn webui(service: Service, args: WebuiArgs) -> Result<CuExit, Error> {
     let options = args.listener.options(args.listen, false)?;
-    let remote = remote_machines(service.config());
+    let remote = remote_machines(service.config()).await?;
     let webui = cu_webui::WebUi::new(Arc::new(service), remote);
     cu_webui::serve(webui, options).await?;
     Ok(CuExit::Success)
@@ -180,7 +180,7 @@ pub(crate) async fn call(service: Service, args: CallArgs) -> Result<CuExit, Err
             .with_suggestion("Quote them for the shell: '{\"window_id\":\"x11:0x…\"}'."))
         }
     };
-    let server = mcp_server(service);
+    let server = mcp_server(service).await?;
     let answer =
         cu_mcp::wire::answer_json(server.call_answering_panics(&args.tool, arguments).await)?;
     emit(&answer);

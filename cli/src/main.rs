@@ -71,21 +71,32 @@ fn run(cli: Cli) -> Result<CuExit, Error> {
 }
 
 /// The MCP server over `service`, forwarding to the configured machines, if any.
-fn mcp_server(service: cu_tools::Service) -> cu_mcp::server::McpServer {
-    let remote = remote_machines(service.config());
+async fn mcp_server(service: cu_tools::Service) -> Result<cu_mcp::server::McpServer, Error> {
+    let remote = remote_machines(service.config()).await?;
     let server = cu_mcp::server::McpServer::new(std::sync::Arc::new(service));
-    match remote {
+    Ok(match remote {
         Some(remote) => server.with_remote(remote),
         None => server,
-    }
+    })
 }
 
-/// The configured remote machines, if any.
-fn remote_machines(config: &Config) -> Option<std::sync::Arc<dyn cu_mcp::remote::Remote>> {
-    (!config.machines.is_empty()).then(|| {
-        std::sync::Arc::new(cu_remote::RemoteMachines::new(&config.machines))
-            as std::sync::Arc<dyn cu_mcp::remote::Remote>
-    })
+/// The configured remote machines and the fleet, if any; the fleet is looked up once before the
+/// first call and kept current after.
+async fn remote_machines(
+    config: &Config,
+) -> Result<Option<std::sync::Arc<dyn cu_mcp::remote::Remote>>, Error> {
+    if config.machines.is_empty() && config.fleet.is_none() {
+        return Ok(None);
+    }
+    let remote = std::sync::Arc::new(cu_remote::RemoteMachines::with_fleet(
+        &config.machines,
+        config.fleet.as_ref(),
+    )?);
+    if let Err(e) = remote.refresh().await {
+        tracing::warn!("fleet lookup failed at start; asking again every refresh: {e}");
+    }
+    remote.keep_current();
+    Ok(Some(remote as std::sync::Arc<dyn cu_mcp::remote::Remote>))
 }
 
 /// Writes a file whole (never half a file on failure).

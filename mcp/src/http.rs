@@ -154,7 +154,7 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
     let service = server.service().clone();
     let port = options.addr.port();
     let mut config = StreamableHttpServerConfig::default();
-    config.allowed_hosts = allowed_hosts(&options.addr);
+    config.allowed_hosts = allowed_hosts(options);
     config = config.with_allowed_origins([
         format!("http://localhost:{port}"),
         format!("http://127.0.0.1:{port}"),
@@ -371,13 +371,23 @@ async fn serve_router_then(
     crate::listen::serve(listener, app, transport, crate::listen::LIMITS).await
 }
 
-/// Host names a listener on `addr` accepts in `Host` (DNS-rebinding defence).
-pub fn allowed_hosts(addr: &SocketAddr) -> Vec<String> {
-    let port = addr.port();
-    let bound = addr.ip().to_string();
-    ["localhost", "127.0.0.1", "::1", "[::1]", bound.as_str()]
+/// Host names a listener accepts in `Host` (DNS-rebinding defence): loopback names, the bound
+/// address, and the DNS names its TLS certificate was issued for (a fleet worker is called by
+/// its pod name, `worker-0.workers.NS.svc.cluster.local`), each with and without the port.
+pub fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
+    let port = options.addr.port();
+    let bound = options.addr.ip().to_string();
+    let mut names: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]", bound.as_str()]
         .iter()
-        .flat_map(|h| [h.to_string(), format!("{h}:{port}")])
+        .map(|h| h.to_string())
+        .collect();
+    #[cfg(feature = "tls")]
+    if let Some(files) = &options.tls {
+        names.extend(tls::dns_names(files));
+    }
+    names
+        .iter()
+        .flat_map(|h| [h.clone(), format!("{h}:{port}")])
         .collect()
 }
 
@@ -396,6 +406,20 @@ mod tls {
 
     fn bad(what: &str, e: impl std::fmt::Display) -> Error {
         Error::new(ErrorCode::ConfigInvalid, format!("TLS: {what}: {e}"))
+    }
+
+    /// The DNS names the first certificate of `files` was issued for (none when unreadable:
+    /// the listener's own start then says why).
+    pub(super) fn dns_names(files: &TlsFiles) -> Vec<String> {
+        let Some(Ok(first)) = CertificateDer::pem_file_iter(&files.cert)
+            .ok()
+            .and_then(|mut certs| certs.next())
+        else {
+            return Vec::new();
+        };
+        webpki::EndEntityCert::try_from(&first)
+            .map(|cert| cert.valid_dns_names().map(str::to_owned).collect())
+            .unwrap_or_default()
     }
 
     pub(super) fn config(files: &TlsFiles) -> Result<rustls::ServerConfig, Error> {

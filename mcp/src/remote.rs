@@ -19,8 +19,14 @@ use serde_json::Value;
 /// Reaches the tool service of other machines.
 #[async_trait]
 pub trait Remote: Send + Sync {
-    /// The configured machine names.
+    /// The names a call may route to: configured machines, a fleet's workers, and workers
+    /// that left the fleet recently (their calls answer `MACHINE_UNREACHABLE`).
     fn machines(&self) -> Vec<String>;
+
+    /// The machines `gui_list` with `machine: "*"` asks: all but those that left.
+    fn present(&self) -> Vec<String> {
+        self.machines()
+    }
 
     /// Calls `tool` with `args` on `machine` and returns its result as the worker sent it
     /// (tool errors included); transport failures are `MACHINE_UNREACHABLE` or `UNAUTHORIZED`.
@@ -55,11 +61,16 @@ pub async fn call_desktop(
     Ok((value, jpeg))
 }
 
-/// `gui_list`'s answer for machine `all`: each machine's windows, or why it has none.
+/// `gui_list`'s answer for machine `*`: each machine's windows, or why it has none.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EveryMachine {
-    /// This machine (`local`) first, then each configured one.
+    /// This machine (`local`) first, then each configured one and each of the fleet's.
     pub machines: Vec<MachineWindows>,
+    /// The machines whose windows are missing: no answer within the deadline, or an error.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<String>,
+    /// How long the whole listing took.
+    pub elapsed_ms: u64,
 }
 
 /// One machine's part of [`EveryMachine`].
@@ -104,7 +115,7 @@ pub enum Route {
     Local,
     /// One remote machine, with its ids unprefixed in the arguments.
     Machine(String),
-    /// Every machine (`gui_list` with `machine: "all"`).
+    /// Every machine (`gui_list` with `machine: "*"`, or its older spelling `"all"`).
     All,
 }
 
@@ -117,7 +128,7 @@ pub fn route(args: &mut JsonObject, machines: &[String]) -> Result<Route, Error>
     let explicit = match args.remove("machine") {
         None | Some(Value::Null) => None,
         Some(Value::String(m)) if m.is_empty() || m == "local" => Some(Route::Local),
-        Some(Value::String(m)) if m == "all" => Some(Route::All),
+        Some(Value::String(m)) if m == "*" || m == "all" => Some(Route::All),
         Some(Value::String(m)) if machines.contains(&m) => Some(Route::Machine(m)),
         Some(Value::String(m)) => {
             return Err(
@@ -285,8 +296,10 @@ mod tests {
         let mut a = args(json!({ "app": "src/main.rs - Code", "target": "Save" }));
         assert_eq!(route(&mut a, &machines()).ok(), Some(Route::Local));
         assert_eq!(a["app"], "src/main.rs - Code");
-        let mut a = args(json!({ "machine": "all" }));
-        assert_eq!(route(&mut a, &machines()).ok(), Some(Route::All));
+        for every in ["*", "all"] {
+            let mut a = args(json!({ "machine": every }));
+            assert_eq!(route(&mut a, &machines()).ok(), Some(Route::All));
+        }
     }
 
     #[test]

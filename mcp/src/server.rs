@@ -19,6 +19,10 @@ use cu_tools::{DesktopAnswer, DesktopRequest, Service};
 /// The instructions sent on `initialize`; the same text is `docs/AGENTS_SNIPPET.md`.
 pub const INSTRUCTIONS: &str = include_str!("../../docs/AGENTS_SNIPPET.md");
 
+/// How long `gui_list` with `machine: "*"` waits for the slowest machine: the listing answers
+/// with the machines that did answer, and names the others.
+pub const FAN_OUT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The MCP server over one [`Service`], optionally forwarding calls to other machines.
 #[derive(Clone)]
 pub struct McpServer {
@@ -82,11 +86,19 @@ impl McpServer {
         match crate::remote::route(&mut args, &machines)? {
             Route::Local => self.dispatch(name, serde_json::Value::Object(args)).await,
             Route::Machine(machine) => self.forward(&machine, name, args).await,
-            Route::All if name == "gui_list" => self.list_everywhere(&machines).await,
+            Route::All if name == "gui_list" => {
+                let present = self
+                    .remote
+                    .as_ref()
+                    .map(|r| r.present())
+                    .unwrap_or_default();
+                self.list_everywhere(&present).await
+            }
             Route::All => Err(Error::new(
                 cu_core::ErrorCode::InvalidArgument,
-                "machine \"all\" is only for gui_list",
-            )),
+                "machine \"*\" is only for gui_list",
+            )
+            .with_suggestion("Name one machine, from gui_list with machine \"*\".")),
         }
     }
 
@@ -170,17 +182,30 @@ impl McpServer {
         Ok(result)
     }
 
-    /// `gui_list` of this machine and every configured one; a machine that fails says why.
+    /// `gui_list` of this machine and every other one at once, within [`FAN_OUT_DEADLINE`]; a
+    /// machine that fails or does not answer in time says why, and is named in `unanswered`.
     async fn list_everywhere(&self, machines: &[String]) -> Result<CallToolResult, Error> {
+        let started = std::time::Instant::now();
         let local = self.service.gui_list().await;
         let remote = join_all(machines.iter().map(|m| async move {
-            (
-                m.clone(),
-                self.forward(m, "gui_list", JsonObject::new()).await,
+            let answer = tokio::time::timeout(
+                FAN_OUT_DEADLINE,
+                self.forward(m, "gui_list", JsonObject::new()),
             )
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::new(
+                    cu_core::ErrorCode::MachineUnreachable,
+                    format!(
+                        "machine {m} did not answer within {} s",
+                        FAN_OUT_DEADLINE.as_secs()
+                    ),
+                ))
+            });
+            (m.clone(), answer)
         }))
         .await;
-        let mut machines = vec![MachineWindows::new(
+        let mut listed = vec![MachineWindows::new(
             "local".into(),
             local.map(|list| list.windows),
         )];
@@ -197,9 +222,19 @@ impl McpServer {
                         )
                     })
             });
-            machines.push(MachineWindows::new(machine, windows));
+            listed.push(MachineWindows::new(machine, windows));
         }
-        Ok(json_result(&EveryMachine { machines }))
+        let unanswered = listed
+            .iter()
+            .skip(1)
+            .filter(|m| m.windows.is_none())
+            .map(|m| m.machine.clone())
+            .collect();
+        Ok(json_result(&EveryMachine {
+            machines: listed,
+            unanswered,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }))
     }
 
     async fn dispatch(

@@ -203,7 +203,7 @@ impl ToolSpec {
     fn definition(&self) -> Tool {
         let mut input = (self.input)();
         let all = if self.name == "gui_list" {
-            " \"all\" lists every machine's windows."
+            " \"*\" lists every machine's windows at once."
         } else {
             ""
         };

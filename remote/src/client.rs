@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use cu_core::config::MachineConfig;
+use cu_core::config::{FleetConfig, MachineConfig};
 use cu_core::{Error, ErrorCode};
 use cu_mcp::remote::Remote;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
@@ -14,9 +14,11 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt as _;
 use tokio::sync::Mutex;
 
-/// The workers of the configuration, reached over MCP.
+/// The workers of the configuration and of the fleet, reached over MCP.
 pub struct RemoteMachines {
-    machines: Vec<Machine>,
+    configured: Vec<Arc<Machine>>,
+    #[cfg(feature = "tls")]
+    fleet: Option<Members>,
 }
 
 struct Machine {
@@ -31,40 +33,169 @@ struct Session {
     _running: RunningService<RoleClient, ()>,
 }
 
+/// The fleet's workers as DNS last listed them, each with its session.
+#[cfg(feature = "tls")]
+struct Members {
+    config: FleetConfig,
+    resolver: hickory_resolver::TokioResolver,
+    now: std::sync::Mutex<(crate::fleet::Roster, Vec<Arc<Machine>>)>,
+}
+
+impl Machine {
+    fn new(config: &MachineConfig) -> Arc<Machine> {
+        Arc::new(Machine {
+            config: config.clone(),
+            session: Mutex::new(None),
+        })
+    }
+}
+
 impl RemoteMachines {
     /// Clients for `machines`; nothing connects until the first call.
     pub fn new(machines: &[MachineConfig]) -> RemoteMachines {
         RemoteMachines {
-            machines: machines
-                .iter()
-                .map(|config| Machine {
-                    config: config.clone(),
-                    session: Mutex::new(None),
-                })
-                .collect(),
+            configured: machines.iter().map(Machine::new).collect(),
+            #[cfg(feature = "tls")]
+            fleet: None,
         }
     }
 
-    fn machine(&self, name: &str) -> Result<&Machine, Error> {
-        self.machines
+    /// Clients for `machines` and for the workers `fleet` finds in DNS (looked up by
+    /// [`RemoteMachines::refresh`]); a build without TLS has no fleet (`NOT_SUPPORTED`).
+    pub fn with_fleet(
+        machines: &[MachineConfig],
+        fleet: Option<&FleetConfig>,
+    ) -> Result<RemoteMachines, Error> {
+        #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
+        let mut remote = RemoteMachines::new(machines);
+        let Some(fleet) = fleet else {
+            return Ok(remote);
+        };
+        #[cfg(feature = "tls")]
+        {
+            remote.fleet = Some(Members {
+                config: fleet.clone(),
+                resolver: crate::fleet::resolver(fleet)?,
+                now: std::sync::Mutex::new(Default::default()),
+            });
+            Ok(remote)
+        }
+        #[cfg(not(feature = "tls"))]
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            format!(
+                "[fleet] {}: this build has no TLS (cargo feature `tls`), and a fleet is https only",
+                fleet.srv
+            ),
+        ))
+    }
+
+    /// Looks the fleet up in DNS again: new workers join, workers no longer listed leave (their
+    /// sessions close; calls naming them answer `MACHINE_UNREACHABLE`). A failed lookup keeps
+    /// the fleet as it was. Without a fleet, nothing to do.
+    pub async fn refresh(&self) -> Result<(), Error> {
+        #[cfg(feature = "tls")]
+        if let Some(members) = &self.fleet {
+            let found = crate::fleet::lookup(&members.resolver, &members.config).await?;
+            let mut now = members
+                .now
+                .lock()
+                .map_err(|_| Error::new(ErrorCode::Internal, "fleet roster poisoned"))?;
+            let (roster, machines) = &mut *now;
+            let change = roster.update(found, std::time::Instant::now());
+            if !change.joined.is_empty() || !change.left.is_empty() {
+                tracing::info!(joined = ?change.joined, left = ?change.left, "fleet changed");
+            }
+            machines.retain(|m| {
+                roster.present().contains(&m.config) && !change.joined.contains(&m.config.name)
+            });
+            for config in roster.present() {
+                if change.joined.contains(&config.name) {
+                    machines.push(Machine::new(config));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the fleet current: looks it up every `refresh_seconds` until `self` is dropped.
+    pub fn keep_current(self: &Arc<Self>) {
+        #[cfg(feature = "tls")]
+        if let Some(members) = &self.fleet {
+            let every = Duration::from_secs(members.config.refresh_seconds);
+            let weak = Arc::downgrade(self);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    let Some(remote) = weak.upgrade() else { break };
+                    if let Err(e) = remote.refresh().await {
+                        tracing::warn!("fleet lookup failed, keeping the last one: {e}");
+                    }
+                }
+            });
+        }
+    }
+
+    fn machine(&self, name: &str) -> Result<Arc<Machine>, Error> {
+        if let Some(m) = self.configured.iter().find(|m| m.config.name == name) {
+            return Ok(m.clone());
+        }
+        #[cfg(feature = "tls")]
+        if let Some(members) = &self.fleet {
+            if let Ok(now) = members.now.lock() {
+                if let Some(m) = now.1.iter().find(|m| m.config.name == name) {
+                    return Ok(m.clone());
+                }
+                if now.0.departed(name) {
+                    return Err(crate::fleet::gone(name));
+                }
+            }
+        }
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!("unknown machine {name:?}"),
+        ))
+    }
+
+    /// The names of the fleet's workers now, and of those that left it recently.
+    #[cfg(feature = "tls")]
+    fn fleet_names(&self, departed_too: bool) -> Vec<String> {
+        let Some(Ok(now)) = self.fleet.as_ref().map(|f| f.now.lock()) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = now.1.iter().map(|m| m.config.name.clone()).collect();
+        if departed_too {
+            names.extend(now.0.departed_names().cloned());
+        }
+        names
+    }
+
+    fn names(&self, departed_too: bool) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .configured
             .iter()
-            .find(|m| m.config.name == name)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("unknown machine {name:?}"),
-                )
-            })
+            .map(|m| m.config.name.clone())
+            .collect();
+        #[cfg(feature = "tls")]
+        for name in self.fleet_names(departed_too) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        #[cfg(not(feature = "tls"))]
+        let _ = departed_too;
+        names
     }
 }
 
 #[async_trait]
 impl Remote for RemoteMachines {
     fn machines(&self) -> Vec<String> {
-        self.machines
-            .iter()
-            .map(|m| m.config.name.clone())
-            .collect()
+        self.names(true)
+    }
+
+    fn present(&self) -> Vec<String> {
+        self.names(false)
     }
 
     async fn call(
@@ -185,8 +316,12 @@ fn http_client(
     config: &MachineConfig,
     mismatch: &Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<reqwest::Client, Error> {
-    let builder = reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(config.timeout_seconds.min(10)));
+    // A fleet worker: connect where DNS said, check the certificate against its pod name.
+    if let (Some(address), Some(host)) = (config.address, host_of(&config.url)) {
+        builder = builder.resolve(host, address);
+    }
     #[cfg(feature = "tls")]
     crate::tls::install_provider();
     #[cfg(feature = "tls")]
@@ -213,6 +348,13 @@ fn http_client(
             format!("machine {}: HTTP client: {e}", config.name),
         )
     })
+}
+
+/// The host of `url` (`https://worker-0.workers:8443/mcp` → `worker-0.workers`).
+fn host_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?']).next()?;
+    Some(authority.rsplit_once(':').map_or(authority, |(h, _)| h))
 }
 
 /// An error with its causes ("error sending request: … certificate fingerprint … not pinned").

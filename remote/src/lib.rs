@@ -10,10 +10,14 @@
 //! - [`client`]: [`RemoteMachines`], one cached MCP session per worker, reconnected when it
 //!   breaks, every call bounded in time (`MACHINE_UNREACHABLE`), a refused token
 //!   `UNAUTHORIZED`.
+//! - `fleet` (with the `tls` feature): workers found in DNS (`[fleet]`, a Kubernetes headless
+//!   Service), refreshed, named by pod; those that left answer `MACHINE_UNREACHABLE`.
 //! - `tls` (cargo feature `tls`): certificate pinning by SHA-256 fingerprint or a CA file for
 //!   the client, and a self-signed certificate for a worker.
 
 pub mod client;
+#[cfg(feature = "tls")]
+pub mod fleet;
 #[cfg(feature = "tls")]
 pub mod tls;
 

@@ -79,12 +79,14 @@ class Worker:
         return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file),
                 "--desktop-token-file", str(self.desktop_token_file), *extra]
 
-    def start(self):
+    def start(self, tls=None):
+        """Starts the worker: with a self-signed certificate, or `tls=(cert, key)` files."""
         env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions), **self.extra_env)
-        self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", "--tls-self-signed"),
+        certificate = ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])] if tls else ["--tls-self-signed"]
+        self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", *certificate),
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         announce = json.loads(self.proc.stdout.readline())
-        self.fingerprint = announce["fingerprint"]
+        self.fingerprint = announce.get("fingerprint")
         assert announce["listening"] == f"https://{self.ip}:8443/mcp"
         deadline = time.time() + 10
         while time.time() < deadline:

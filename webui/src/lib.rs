@@ -153,7 +153,7 @@ pub async fn serve(webui: WebUi, options: HttpOptions) -> Result<(), Error> {
 /// The page's routes behind the host, origin and token checks.
 pub fn router(webui: WebUi, options: &HttpOptions) -> axum::Router {
     let token: Arc<str> = Arc::from(options.token.clone().unwrap_or_default());
-    let hosts = Arc::new(allowed_hosts(&options.addr));
+    let hosts = Arc::new(allowed_hosts(options));
     let secure = options.tls.is_some();
     let session = Arc::new(Session::new());
     let ui = Arc::new(webui);

@@ -234,6 +234,17 @@ fn apply_file_keys(
             }
             continue;
         }
+        if section == "fleet" {
+            if let Err(why) = allow("fleet") {
+                problems.push(problem("fleet".into(), why));
+                continue;
+            }
+            match super::fleet::parse(body) {
+                Ok(fleet) => config.fleet = Some(fleet),
+                Err((key, why)) => problems.push(problem(key, why)),
+            }
+            continue;
+        }
         let Some(body) = body.as_table() else {
             problems.push(problem(
                 section.clone(),

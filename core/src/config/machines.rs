@@ -40,6 +40,10 @@ pub struct MachineConfig {
     pub ca_file: Option<PathBuf>,
     /// Longest wait for one call, connection included.
     pub timeout_seconds: u64,
+    /// Where to connect, when known apart from the URL's host (a fleet worker's address from
+    /// DNS): the URL's host is then only the name its certificate must carry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<std::net::SocketAddr>,
 }
 
 /// Default per-call bound for a remote worker.
@@ -48,16 +52,20 @@ pub const DEFAULT_MACHINE_TIMEOUT: u64 = 120;
 /// Names tools reserve: `local` is this machine, `all` lists every machine.
 const RESERVED: &[&str] = &["local", "all"];
 
-/// Parses one `[machines.NAME]` table; the error names the problem (the caller adds the key).
-pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (String, String)> {
-    let key = |k: &str| format!("machines.{name}.{k}");
-    let valid_name = !name.is_empty()
+/// Whether `name` may name a machine: 1-32 of A-Z a-z 0-9 - _, and not a reserved name.
+pub fn valid_machine_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 32
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && !RESERVED.contains(&name);
-    if !valid_name {
+        && !RESERVED.contains(&name)
+}
+
+/// Parses one `[machines.NAME]` table; the error names the problem (the caller adds the key).
+pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (String, String)> {
+    let key = |k: &str| format!("machines.{name}.{k}");
+    if !valid_machine_name(name) {
         return Err((
             format!("machines.{name}"),
             "a machine name is 1-32 of A-Z a-z 0-9 - _, and not `local` or `all`".into(),
@@ -152,6 +160,7 @@ pub(super) fn parse(name: &str, body: &toml::Value) -> Result<MachineConfig, (St
         fingerprint,
         ca_file,
         timeout_seconds,
+        address: None,
     })
 }
 

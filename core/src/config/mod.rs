@@ -12,6 +12,7 @@
 //! against that table, so an unknown key, a wrong type or an out-of-range value is an error that
 //! names the key and where it came from, never a silent default.
 
+mod fleet;
 mod load;
 mod machines;
 mod settings;
@@ -20,8 +21,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use fleet::FleetConfig;
 pub use load::{ConfigError, ConfigSource};
-pub use machines::{normalize_fingerprint, MachineConfig, DEFAULT_MACHINE_TIMEOUT};
+pub use machines::{
+    normalize_fingerprint, valid_machine_name, MachineConfig, DEFAULT_MACHINE_TIMEOUT,
+};
 pub use settings::{Setting, SETTINGS};
 
 /// Which API the model server speaks.
@@ -113,6 +117,9 @@ pub struct Config {
     /// Remote workers this process may forward tool calls to (`[machines.NAME]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<MachineConfig>,
+    /// Workers found in DNS (`[fleet]`), beside the typed ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetConfig>,
     /// Where the configuration came from (for `--health` and error messages).
     #[serde(skip)]
     pub file: Option<PathBuf>,
@@ -173,6 +180,7 @@ impl Config {
             health_http: false,
             health_port: 8765,
             machines: Vec::new(),
+            fleet: None,
             file: None,
             project_file: None,
         }
