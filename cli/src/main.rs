@@ -92,8 +92,13 @@ async fn remote_machines(
         &config.machines,
         config.fleet.as_ref(),
     )?);
-    if let Err(e) = remote.refresh().await {
-        tracing::warn!("fleet lookup failed at start; asking again every refresh: {e}");
+    // A DNS server that does not answer must not hold the start: the refresh goes on after.
+    match tokio::time::timeout(std::time::Duration::from_secs(3), remote.refresh()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            tracing::warn!("fleet lookup failed at start; asking again every refresh: {e}")
+        }
+        Err(_) => tracing::warn!("fleet lookup took over 3 s at start; asking again every refresh"),
     }
     remote.keep_current();
     Ok(Some(remote as std::sync::Arc<dyn cu_mcp::remote::Remote>))

@@ -32,6 +32,8 @@ pub struct HttpOptions {
     pub insecure_no_auth: bool,
     /// Serve HTTPS with this certificate chain and key (PEM files).
     pub tls: Option<TlsFiles>,
+    /// More names accepted in `Host` (`--allow-host`).
+    pub also_hosts: Vec<String>,
 }
 
 /// A PEM certificate chain and its private key.
@@ -372,8 +374,9 @@ async fn serve_router_then(
 }
 
 /// Host names a listener accepts in `Host` (DNS-rebinding defence): loopback names, the bound
-/// address, and the DNS names its TLS certificate was issued for (a fleet worker is called by
-/// its pod name, `worker-0.workers.NS.svc.cluster.local`), each with and without the port.
+/// address, the DNS names its TLS certificate was issued for (a fleet worker is called by its
+/// pod name, `worker-0.workers.NS.svc.cluster.local`) and those given (`--allow-host`), each
+/// with and without the port.
 pub fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
     let port = options.addr.port();
     let bound = options.addr.ip().to_string();
@@ -385,6 +388,7 @@ pub fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
     if let Some(files) = &options.tls {
         names.extend(tls::dns_names(files));
     }
+    names.extend(options.also_hosts.iter().cloned());
     names
         .iter()
         .flat_map(|h| [h.clone(), format!("{h}:{port}")])
@@ -453,6 +457,7 @@ mod tests {
             token: token.map(str::to_owned),
             insecure_no_auth: insecure,
             tls: None,
+            also_hosts: Vec::new(),
         }
     }
 
@@ -469,6 +474,23 @@ mod tests {
             public_insecure.is_some(),
             "--insecure-no-auth never opens a public port"
         );
+    }
+
+    #[test]
+    fn a_listener_accepts_its_loopback_bound_and_given_names_with_and_without_port() {
+        let mut options = opts("10.1.0.7:8443", Some("0123456789abcdef"), false);
+        options.also_hosts = vec!["worker-0.workers.cu.svc.cluster.local".into()];
+        let hosts = allowed_hosts(&options);
+        for host in [
+            "localhost:8443",
+            "10.1.0.7",
+            "10.1.0.7:8443",
+            "worker-0.workers.cu.svc.cluster.local",
+            "worker-0.workers.cu.svc.cluster.local:8443",
+        ] {
+            assert!(hosts.iter().any(|h| h == host), "{host} in {hosts:?}");
+        }
+        assert!(!hosts.iter().any(|h| h.starts_with("worker-1")));
     }
 
     #[test]

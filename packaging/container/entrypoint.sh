@@ -3,8 +3,11 @@
 #! (the project's scripts/desktop/start-desktop.sh), optional apps, then the worker in front.
 #! The container's entrypoint (Containerfile beside it); it also runs as it is outside one.
 # env: MCP_CU_WORKER_LISTEN (default 0.0.0.0:8443), MCP_CU_WORKER_TOKEN_FILE (default
-#      /run/secrets/worker.token), DESKTOP_DISPLAY (default 1), DESKTOP_APPS (commands started on
-#      the desktop, separated by ';'), MCP_CU_BIN, START_DESKTOP (paths of the two programs).
+#      /run/secrets/worker.token), MCP_CU_WORKER_TLS_DIR (a kubernetes.io/tls Secret's tls.crt and
+#      tls.key; without it a self-signed certificate), MCP_CU_WORKER_ALLOW_HOST (names clients call
+#      this worker by, space-separated: a pod's name when its certificate is a wildcard one),
+#      DESKTOP_DISPLAY (default 1), DESKTOP_APPS (commands started on the desktop, separated by
+#      ';'), MCP_CU_BIN, START_DESKTOP (paths of the two programs).
 set -euo pipefail
 N="${DESKTOP_DISPLAY:-1}"
 BIN="${MCP_CU_BIN:-/usr/local/bin/mcp-computer-use}"
@@ -17,4 +20,9 @@ IFS=';' read -r -a apps <<< "${DESKTOP_APPS:-}"
 for app in "${apps[@]}"; do
   [ -n "${app// }" ] && { setsid bash -c "$app" >/dev/null 2>&1 < /dev/null & }
 done
-exec "$BIN" worker --listen "${MCP_CU_WORKER_LISTEN:-0.0.0.0:8443}" --tls-self-signed --token-file "$TOKEN_FILE"
+tls=(--tls-self-signed)
+if [ -n "${MCP_CU_WORKER_TLS_DIR:-}" ]; then
+  tls=(--tls-cert "$MCP_CU_WORKER_TLS_DIR/tls.crt" --tls-key "$MCP_CU_WORKER_TLS_DIR/tls.key")
+fi
+for host in ${MCP_CU_WORKER_ALLOW_HOST:-}; do tls+=(--allow-host "$host"); done
+exec "$BIN" worker --listen "${MCP_CU_WORKER_LISTEN:-0.0.0.0:8443}" "${tls[@]}" --token-file "$TOKEN_FILE"

@@ -79,11 +79,11 @@ class Worker:
         return ["ip", "netns", "exec", self.ns, BIN, "worker", "--token-file", str(self.token_file),
                 "--desktop-token-file", str(self.desktop_token_file), *extra]
 
-    def start(self, tls=None):
+    def start(self, tls=None, extra=()):
         """Starts the worker: with a self-signed certificate, or `tls=(cert, key)` files."""
         env = dict(desktop_env(self.n), MCP_CU_SESSIONS_DIR=str(self.sessions), **self.extra_env)
         certificate = ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])] if tls else ["--tls-self-signed"]
-        self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", *certificate),
+        self.proc = subprocess.Popen(self.command("--listen", f"{self.ip}:8443", *certificate, *extra),
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         announce = json.loads(self.proc.stdout.readline())
         self.fingerprint = announce.get("fingerprint")

@@ -1,5 +1,6 @@
 """A fleet found in DNS: 20 workers, each with its own headless desktop and network address (a
-network namespace), each serving TLS with a certificate for its pod name signed by one CA, and a
+network namespace), each serving TLS with a certificate signed by one CA (its own, or a wildcard
+one shared with `--allow-host` naming its pod), and a
 real DNS server (dnsmasq) on loopback serving the records a Kubernetes headless Service would
 (an SRV record per ready pod, an address per pod name). One controller (the real binary over
 stdio, driven by the official MCP SDK) has only `[fleet]` in its configuration: it finds the
@@ -93,7 +94,7 @@ def make_ca(tmp):
 
 
 def make_certificate(tmp, ca_key, ca, host):
-    key, csr, cert, ext = (tmp / f"{host}.{x}" for x in ("key", "csr", "crt", "ext"))
+    key, csr, cert, ext = (tmp / f"{host.replace('*', 'any')}.{x}" for x in ("key", "csr", "crt", "ext"))
     ext.write_text(f"subjectAltName=DNS:{host}\nextendedKeyUsage=serverAuth\n")
     sh("openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
        "-keyout", str(key), "-out", str(csr), "-subj", f"/CN={host}")
@@ -106,6 +107,20 @@ def worker_rss(worker):
     """RSS (MiB) of the worker process alone."""
     status = pathlib.Path(f"/proc/{worker.proc.pid}/status").read_text()
     return next(int(l.split()[1]) for l in status.splitlines() if l.startswith("VmRSS:")) / 1024
+
+
+def controller_rss():
+    """RSS (MiB) of the controller: this test's child process running the binary."""
+    for proc in pathlib.Path("/proc").iterdir():
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv0 = (proc / "cmdline").read_bytes().split(b"\0")[0].decode()
+            if ppid == os.getpid() and argv0 == BIN:
+                status = (proc / "status").read_text()
+                return next(int(l.split()[1]) for l in status.splitlines() if l.startswith("VmRSS:")) / 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
 
 
 def pod_usage(worker):
@@ -145,10 +160,16 @@ def fleet(tmp_path_factory):
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for w in workers]
         for p in desktops:
             assert p.wait(timeout=180) == 0, p.stderr.read()
-        for w in workers:
-            w.tls = make_certificate(tmp, ca_key, ca, f"{w.name}.{DOMAIN}")
+        # Half the pods have a certificate of their own (its name is what Host may say); the
+        # other half share one wildcard certificate, as a Secret for the whole StatefulSet would
+        # give them, and are told their pod name (--allow-host, as the manifest does).
+        wildcard = make_certificate(tmp, ca_key, ca, f"*.{DOMAIN}")
+        for i, w in enumerate(workers):
+            own = i < COUNT // 2
+            w.tls = make_certificate(tmp, ca_key, ca, f"{w.name}.{DOMAIN}") if own else wildcard
+            w.extra = () if own else ("--allow-host", f"{w.name}.{DOMAIN}")
             w.network_up()
-            w.start(tls=w.tls)
+            w.start(tls=w.tls, extra=w.extra)
         apps = {w.name: w.launch("qt6") for w in workers}
         dns.serve(workers)
         print(f"\nfleet: {COUNT} workers up in {time.time() - started:.1f} s")
@@ -248,8 +269,10 @@ async def test_a_fleet_found_in_dns_is_listed_driven_and_survives_a_dead_worker(
         err, res = await call(client, "gui_state", {"window_id": windows[VICTIM]["id"]})
         assert err and res["error"]["code"] == "MACHINE_UNREACHABLE" and "left the fleet" in res["error"]["message"], res
 
+        sessions_rss = controller_rss()
+
         # It comes back (restarted, ready again): found and driven again.
-        victim.start(tls=victim.tls)
+        victim.start(tls=victim.tls, extra=victim.extra)
         dns.serve(workers)
         deadline = time.time() + 15
         while True:
@@ -269,6 +292,7 @@ async def test_a_fleet_found_in_dns_is_listed_driven_and_survives_a_dead_worker(
         "click_ms_median": round(sorted(r[3] for r in results)[len(results) // 2]),
         "pod_rss_mib_median": round(rss[len(rss) // 2]), "pod_rss_mib_max": round(rss[-1]),
         "worker_process_rss_mib_max": round(alone[-1]),
+        "controller_rss_mib": sessions_rss and round(sessions_rss),
         "pod_cpu_seconds_during_test_max": round(cpu[-1], 2),
     }
     print("fleet figures: " + json.dumps(figures))
