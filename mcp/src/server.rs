@@ -354,9 +354,14 @@ impl ServerHandler for McpServer {
         let mut info = Implementation::from_build_env();
         info.name = "mcp-computer-use".into();
         info.version = env!("CARGO_PKG_VERSION").into();
-        let mut result =
-            InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-                .with_instructions(INSTRUCTIONS);
+        // The agent guide is served three ways: these instructions, and the same text as a
+        // skill and a resource (`skill.rs`).
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_skills()
+            .build();
+        let mut result = InitializeResult::new(capabilities).with_instructions(INSTRUCTIONS);
         result.server_info = info;
         result
     }
@@ -367,6 +372,46 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(crate::tools::definitions()))
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListSkillsResult, ErrorData> {
+        Ok(crate::skill::list_skills())
+    }
+
+    async fn get_skill(
+        &self,
+        request: rmcp::model::GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetSkillResult, ErrorData> {
+        crate::skill::get_skill(&request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(crate::skill::list_resources())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(crate::skill::list_resource_templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        crate::skill::read_resource(&request.uri).map(Into::into)
     }
 
     async fn call_tool(

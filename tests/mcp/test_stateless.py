@@ -27,7 +27,7 @@ class Http:
 
     def request(self, method, params, routed=True):
         """As RawStdio.request; the revision's routing headers (Mcp-Method, and Mcp-Name for a tool
-        call) are sent unless `routed` is false."""
+        call or a resource read) are sent unless `routed` is false."""
         self.next_id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
@@ -38,6 +38,8 @@ class Http:
             headers["Mcp-Method"] = method
             if method == "tools/call":
                 headers["Mcp-Name"] = params["name"]
+            elif method in ("resources/read", "skills/get"):
+                headers["Mcp-Name"] = params["uri"]
         post = urllib.request.Request(self.url, data=body.encode(), method="POST", headers=headers)
         try:
             reply = urllib.request.urlopen(post, timeout=60)
@@ -69,6 +71,33 @@ def discover_and_list(client):
     tools = sorted(listed["result"]["tools"], key=lambda t: t["name"])
     keys = ("name", "description", "inputSchema", "outputSchema", "annotations")
     assert [{k: t[k] for k in keys if k in t} for t in tools] == GOLDEN, "not the session's listing"
+    guide(client)
+
+
+SKILL = ROOT / "packaging" / "plugin" / "mcp-computer-use" / "skills" / "desktop-windows" / "SKILL.md"
+
+
+def guide(client):
+    """The agent guide as a skill (the skills extension) and a resource: the plugin's SKILL.md,
+    whose body is the instructions; its digest and size check out; other URIs are refused."""
+    import hashlib
+    found, _ = client.request("server/discover", {"_meta": META})
+    assert {"resources", "extensions"} <= found["result"]["capabilities"].keys(), found
+    text = SKILL.read_text()
+    skills, _ = client.request("skills/list", {"_meta": META})
+    [skill] = skills["result"]["skills"]
+    assert skill["uri"] == "skill://desktop-windows/SKILL.md" and skill["frontmatter"]["name"] == "desktop-windows"
+    [file] = skill["resources"]
+    assert file["digest"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest(), file
+    assert file["size"] == len(text.encode())
+    listed, _ = client.request("resources/list", {"_meta": META})
+    assert [r["uri"] for r in listed["result"]["resources"]] == [skill["uri"]], listed
+    assert listed["result"]["ttlMs"] > 0, listed
+    read, _ = client.request("resources/read", {"uri": skill["uri"], "_meta": META})
+    assert read["result"]["contents"][0]["text"] == text
+    assert text.split("\n---\n", 1)[1] == found["result"]["instructions"]
+    missing, _ = client.request("resources/read", {"uri": "skill://desktop-windows/x.md", "_meta": META})
+    assert missing["error"]["code"] == -32602 and missing["error"]["data"]["uri"].endswith("x.md"), missing
 
 
 def call(client, name, arguments, meta=META):
