@@ -142,7 +142,11 @@ pub(crate) async fn serve(service: Service, args: ServeArgs) -> Result<CuExit, E
         return stdio(service, false).await;
     };
     let options = args.listener.options(addr, args.insecure_no_auth)?;
-    cu_mcp::http::serve_http(mcp_server(service).await?, options).await?;
+    crate::until_stopped(cu_mcp::http::serve_http(
+        mcp_server(service).await?,
+        options,
+    ))
+    .await?;
     Ok(CuExit::Success)
 }
 
@@ -164,7 +168,7 @@ pub(crate) async fn webui(service: Service, args: WebuiArgs) -> Result<CuExit, E
     let options = args.listener.options(args.listen, false)?;
     let remote = remote_machines(service.config()).await?;
     let webui = cu_webui::WebUi::new(Arc::new(service), remote);
-    cu_webui::serve(webui, options).await?;
+    crate::until_stopped(cu_webui::serve(webui, options)).await?;
     Ok(CuExit::Success)
 }
 

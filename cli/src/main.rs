@@ -104,6 +104,44 @@ async fn remote_machines(
     Ok(Some(remote as std::sync::Arc<dyn cu_mcp::remote::Remote>))
 }
 
+/// Runs a listener until it ends or the process is asked to stop (SIGTERM, as a container
+/// engine or Kubernetes sends, or Ctrl-C): then it ends at once and the process exits 0. A worker
+/// runs as PID 1 in its container, where an unhandled SIGTERM would be ignored.
+async fn until_stopped(
+    serving: impl std::future::Future<Output = Result<(), Error>>,
+) -> Result<(), Error> {
+    tokio::select! {
+        served = serving => served,
+        () = stop_requested() => {
+            tracing::info!("asked to stop");
+            Ok(())
+        }
+    }
+}
+
+async fn stop_requested() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!("cannot watch SIGTERM: {e}");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 /// Writes a file whole (never half a file on failure).
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
     cu_core::store::persist::write_atomic(path, bytes).map_err(|e| {

@@ -57,7 +57,10 @@ pub(crate) async fn run(
     });
     let server = cu_mcp::server::McpServer::new(Arc::new(service)).with_internal_calls(desktop);
     // Announced once the socket is bound: a controller reading the line connects at once.
-    cu_mcp::http::serve_http_then(server, options, || crate::emit_line(&announce)).await?;
+    crate::until_stopped(cu_mcp::http::serve_http_then(server, options, || {
+        crate::emit_line(&announce)
+    }))
+    .await?;
     Ok(CuExit::Success)
 }
 

@@ -48,6 +48,7 @@ BINARY = "mcp-computer-use"
 NOT_TOOL_CALLS = {"confirm"}
 # Flags of other programs that the documents quote alone, with whose they are.
 FOREIGN_FLAGS = {
+    "--pull": "podman build",
     "--features": "cargo",
     "--no-default-features": "cargo",
     "--force-renderer-accessibility": "Chromium and Electron apps",
@@ -617,7 +618,8 @@ def test_every_configuration_key_and_variable_exists():
                 problems.append(f"{p.name}:{number}: configuration key `{m.group(1)}.{m.group(2)}` "
                                 f"is not in {rel(SETTINGS)}")
             m = re.match(r"^\[([a-z_]+)\]$", content)
-            if m and m.group(1) not in sections and m.group(1) != "machines":
+            # [machines.NAME] and [fleet] are tables of their own (core/src/config/machines.rs, fleet.rs).
+            if m and m.group(1) not in sections | {"machines", "fleet"}:
                 problems.append(f"{p.name}:{number}: configuration section `[{m.group(1)}]` "
                                 f"is not in {rel(SETTINGS)}")
         for number, line in enumerate(p.lines, 1):

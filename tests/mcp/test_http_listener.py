@@ -71,3 +71,32 @@ async def test_tls_listener_serves_the_sdk_client_and_refuses_plain_http(tmp_pat
                          "look_at_screen", "ping", "health", "release_model"}
         with pytest.raises(Exception):
             post(url, {"Authorization": f"Bearer {TOKEN}"})
+
+
+@pytest.mark.parametrize("command", [["serve", "--http"], ["worker", "--listen"]])
+def test_a_listener_ends_at_once_when_asked_to_stop(tmp_path, command):
+    # Regression: in a container the worker runs as PID 1, where an unhandled SIGTERM is ignored;
+    # `podman stop` waited its 10 s and killed it.
+    import signal
+    import socket
+    import time
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"PATH": os.environ["PATH"], "MCP_CU_HTTP_TOKEN": TOKEN, "MCP_CU_SESSIONS_DIR": str(tmp_path)}
+    proc = subprocess.Popen([BIN, *command, f"127.0.0.1:{port}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                if post(f"http://127.0.0.1:{port}/mcp", {"Authorization": f"Bearer {TOKEN}"})[0] == 200:
+                    break
+            except urllib.error.URLError:
+                pass
+            assert time.time() < deadline and proc.poll() is None, "the listener never answered"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=3) == 0
+    finally:
+        proc.kill()
