@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # container-test.sh [BINARY] — builds the worker image (packaging/container/build-image.sh) and
-# runs it the way the Kubernetes manifest does (read-only root, /tmp and the home on tmpfs, user
+# runs it the way the Kubernetes manifest does (read-only root, /tmp on tmpfs, a home of its own, user
 # 1000, no capabilities), then checks it from outside: the worker's announcement, /health, a
 # gui_list through this binary as the controller ([machines.box], the pinned fingerprint) that
 # sees the baked-in Calculator, and a stop that ends at once. Prints the timings and the
@@ -24,11 +24,14 @@ openssl rand -hex 32 | tr -d '\n' > "$TMP/token"
 chmod 644 "$TMP/token"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 t0=$(date +%s%3N)
-podman run -d --name "$NAME" --user 1000:1000 --read-only --tmpfs /tmp --tmpfs /home/desk:uid=1000 \
+# The home is a directory of the host owned by the user, as Kubernetes' emptyDir with fsGroup is
+# (podman 4.3 with runc does not apply a tmpfs's mode: it stays root's 755).
+mkdir -p "$TMP/home" && chown 1000:1000 "$TMP/home"
+podman run -d --name "$NAME" --user 1000:1000 --read-only --tmpfs /tmp -v "$TMP/home:/home/desk" \
   --cap-drop ALL --security-opt no-new-privileges -p "127.0.0.1:$PORT:8443" \
   -v "$TMP/token:/run/secrets/worker.token:ro" -e DESKTOP_APPS=gnome-calculator "$IMAGE" >/dev/null
 for _ in $(seq 200); do podman logs "$NAME" 2>/dev/null | grep -q '"listening"' && break; sleep 0.1; done
-LINE=$(podman logs "$NAME" 2>/dev/null | grep '"listening"' | tail -1)
+LINE=$(podman logs "$NAME" 2>/dev/null | grep '"listening"' | tail -1 || true)
 [ -n "$LINE" ] || { podman logs "$NAME" | tail -20; echo "FAIL: the worker never announced itself" >&2; exit 1; }
 FP=$(printf '%s' "$LINE" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 curl -sfk "https://127.0.0.1:$PORT/health" | grep -q '"version"' || { echo "FAIL: /health" >&2; exit 1; }
