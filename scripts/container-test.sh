@@ -30,17 +30,18 @@ mkdir -p "$TMP/home" && chown 1000:1000 "$TMP/home"
 podman run -d --name "$NAME" --user 1000:1000 --read-only --tmpfs /tmp -v "$TMP/home:/home/desk" \
   --cap-drop ALL --security-opt no-new-privileges -p "127.0.0.1:$PORT:8443" \
   -v "$TMP/token:/run/secrets/worker.token:ro" -e DESKTOP_APPS=gnome-calculator "$IMAGE" >/dev/null
-for _ in $(seq 200); do podman logs "$NAME" 2>/dev/null | grep -q '"listening"' && break; sleep 0.1; done
+# (grep without -q: an early exit would break the pipe, and pipefail would call it a miss)
+for _ in $(seq 200); do podman logs "$NAME" 2>/dev/null | grep '"listening"' >/dev/null && break; sleep 0.1; done
 LINE=$(podman logs "$NAME" 2>/dev/null | grep '"listening"' | tail -1 || true)
 [ -n "$LINE" ] || { podman logs "$NAME" | tail -20; echo "FAIL: the worker never announced itself" >&2; exit 1; }
 FP=$(printf '%s' "$LINE" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
-curl -sfk "https://127.0.0.1:$PORT/health" | grep -q '"version"' || { echo "FAIL: /health" >&2; exit 1; }
+curl -sfk "https://127.0.0.1:$PORT/health" | grep '"version"' >/dev/null || { echo "FAIL: /health" >&2; exit 1; }
 printf '[machines.box]\nurl = "https://127.0.0.1:%s/mcp"\ntoken_file = "%s"\nfingerprint = "%s"\ntimeout_seconds = 20\n' \
   "$PORT" "$TMP/token" "$FP" > "$TMP/controller.toml"
 seen=""
 for _ in $(seq 100); do
   out=$(MCP_CU_CONFIG="$TMP/controller.toml" MCP_CU_SESSIONS_DIR="$TMP/s" "$BIN" call gui_list '{"machine":"box"}' 2>/dev/null || true)
-  if printf '%s' "$out" | grep -q '"title": *"Calculator"'; then seen=1; break; fi
+  if printf '%s' "$out" | grep '"title": *"Calculator"' >/dev/null; then seen=1; break; fi
   sleep 0.1
 done
 t1=$(date +%s%3N)

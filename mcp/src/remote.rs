@@ -163,7 +163,21 @@ pub fn route(args: &mut JsonObject, machines: &[String]) -> Result<Route, Error>
                 let rest = rest.to_owned();
                 args.insert(key.to_owned(), Value::String(rest));
             }
-            None if key != "app" => local_ids.push(id.clone()),
+            None if key != "app" => {
+                // An id of a machine this controller does not know (any more: a fleet worker
+                // gone longer than it is remembered) is refused, never taken as a local id.
+                // Local ids never start with a machine-like name and a slash.
+                if let Some((m, _)) = id.split_once('/') {
+                    if cu_core::config::valid_machine_name(m) {
+                        return Err(Error::new(
+                            ErrorCode::InvalidArgument,
+                            format!("{id} was issued by machine {m:?}, which this controller does not know (now)"),
+                        )
+                        .with_suggestion("List the machines there now: gui_list with machine \"*\"."));
+                    }
+                }
+                local_ids.push(id.clone());
+            }
             None => {}
         }
     }
@@ -296,6 +310,15 @@ mod tests {
         let mut a = args(json!({ "app": "src/main.rs - Code", "target": "Save" }));
         assert_eq!(route(&mut a, &machines()).ok(), Some(Route::Local));
         assert_eq!(a["app"], "src/main.rs - Code");
+        // An id of a machine unknown here (a fleet worker long gone) is refused, not local;
+        // local ids with slashes (AT-SPI paths on Wayland) stay local.
+        let mut a = args(json!({ "window_id": "w-7/x11:0x8" }));
+        assert_eq!(
+            route(&mut a, &machines()).err().map(|e| e.code),
+            Some(ErrorCode::InvalidArgument)
+        );
+        let mut a = args(json!({ "window_id": "atspi::1.4|/org/gnome/Calculator/a11y/1" }));
+        assert_eq!(route(&mut a, &machines()).ok(), Some(Route::Local));
         for every in ["*", "all"] {
             let mut a = args(json!({ "machine": every }));
             assert_eq!(route(&mut a, &machines()).ok(), Some(Route::All));

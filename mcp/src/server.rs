@@ -182,29 +182,34 @@ impl McpServer {
         Ok(result)
     }
 
-    /// `gui_list` of this machine and every other one at once, within [`FAN_OUT_DEADLINE`]; a
-    /// machine that fails or does not answer in time says why, and is named in `unanswered`.
+    /// `gui_list` of this machine and every other one at once, all within [`FAN_OUT_DEADLINE`];
+    /// a machine that fails or does not answer in time says why, and is named in `unanswered`.
     async fn list_everywhere(&self, machines: &[String]) -> Result<CallToolResult, Error> {
         let started = std::time::Instant::now();
-        let local = self.service.gui_list().await;
+        let late = |machine: &str| {
+            Error::new(
+                cu_core::ErrorCode::MachineUnreachable,
+                format!(
+                    "machine {machine} did not answer within {} s",
+                    FAN_OUT_DEADLINE.as_secs()
+                ),
+            )
+        };
+        let local = async {
+            tokio::time::timeout(FAN_OUT_DEADLINE, self.service.gui_list())
+                .await
+                .unwrap_or_else(|_| Err(late("local")))
+        };
         let remote = join_all(machines.iter().map(|m| async move {
             let answer = tokio::time::timeout(
                 FAN_OUT_DEADLINE,
                 self.forward(m, "gui_list", JsonObject::new()),
             )
             .await
-            .unwrap_or_else(|_| {
-                Err(Error::new(
-                    cu_core::ErrorCode::MachineUnreachable,
-                    format!(
-                        "machine {m} did not answer within {} s",
-                        FAN_OUT_DEADLINE.as_secs()
-                    ),
-                ))
-            });
+            .unwrap_or_else(|_| Err(late(m)));
             (m.clone(), answer)
-        }))
-        .await;
+        }));
+        let (local, remote) = tokio::join!(local, remote);
         let mut listed = vec![MachineWindows::new(
             "local".into(),
             local.map(|list| list.windows),

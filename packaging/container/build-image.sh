@@ -14,14 +14,18 @@ BIN="${1:-$ROOT/target/release/mcp-computer-use}"
 WORK="${MCP_CU_IMAGE_WORK:-/var/tmp/mcp-cu-image}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml" | head -1)"
+read -r -a APPS <<< "${MCP_CU_IMAGE_APPS:-gnome-calculator}"
 PKGS=(xvfb openbox dbus-daemon dbus-bin at-spi2-core x11-utils procps libglib2.0-bin
-      dconf-gsettings-backend fonts-dejavu-core ca-certificates tini ${MCP_CU_IMAGE_APPS:-gnome-calculator})
+      dconf-gsettings-backend fonts-dejavu-core ca-certificates tini "${APPS[@]}")
+BASE=localhost/mcp-computer-use-base:bookworm
 say() { echo "[build-image] $*" >&2; }
 [ -x "$BIN" ] || { say "no binary at $BIN (cargo build --release, or pass one)"; exit 2; }
 mkdir -p "$WORK"
 t0=$SECONDS
-if [ ! -f "$WORK/rootfs.done" ] || [ "$(cat "$WORK/rootfs.done")" != "${PKGS[*]}" ]; then
-  rm -rf "$WORK/rootfs"
+# The base is remade when its packages changed or it is gone (the marker is written last).
+if [ ! -f "$WORK/base.done" ] || [ "$(cat "$WORK/base.done")" != "${PKGS[*]}" ] || ! podman image exists "$BASE"; then
+  umount "$WORK/rootfs/proc" 2>/dev/null || true   # left mounted by an interrupted run
+  rm -rf "$WORK/rootfs" "$WORK/base.done"
   say "debootstrap bookworm from $MIRROR"
   debootstrap --variant=minbase bookworm "$WORK/rootfs" "$MIRROR" >&2
   printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb http://security.debian.org/debian-security bookworm-security main\n' \
@@ -32,10 +36,10 @@ if [ ! -f "$WORK/rootfs.done" ] || [ "$(cat "$WORK/rootfs.done")" != "${PKGS[*]}
   chroot "$WORK/rootfs" sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends ${PKGS[*]} && apt-get upgrade -y -qq && apt-get clean && rm -rf /var/lib/apt/lists/*" >&2
   umount "$WORK/rootfs/proc"
   trap - EXIT
-  echo "${PKGS[*]}" > "$WORK/rootfs.done"
   say "root ready in $((SECONDS - t0)) s ($(du -sh "$WORK/rootfs" | cut -f1))"
   tar --numeric-owner --xattrs -C "$WORK/rootfs" -c . \
-    | podman import --change 'CMD ["/bin/bash"]' - localhost/mcp-computer-use-base:bookworm >&2
+    | podman import --change 'CMD ["/bin/bash"]' - "$BASE" >&2
+  echo "${PKGS[*]}" > "$WORK/base.done"
 fi
 CTX="$WORK/context"
 rm -rf "$CTX" && mkdir -p "$CTX"

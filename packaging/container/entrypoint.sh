@@ -24,5 +24,6 @@ tls=(--tls-self-signed)
 if [ -n "${MCP_CU_WORKER_TLS_DIR:-}" ]; then
   tls=(--tls-cert "$MCP_CU_WORKER_TLS_DIR/tls.crt" --tls-key "$MCP_CU_WORKER_TLS_DIR/tls.key")
 fi
-for host in ${MCP_CU_WORKER_ALLOW_HOST:-}; do tls+=(--allow-host "$host"); done
+read -r -a hosts <<< "${MCP_CU_WORKER_ALLOW_HOST:-}"
+for host in "${hosts[@]}"; do tls+=(--allow-host "$host"); done
 exec "$BIN" worker --listen "${MCP_CU_WORKER_LISTEN:-0.0.0.0:8443}" "${tls[@]}" --token-file "$TOKEN_FILE"

@@ -6,7 +6,9 @@
 #   controller-tls  the controller's certificate from the same CA (controller, controller.NAMESPACE.svc…)
 #   worker-token    the bearer token the workers take and the controller sends
 #   controller-token the bearer token agents send to the controller
-# Needs openssl and base64 only (no kubectl, no cluster). The CA key is not kept: make new
+# NAMESPACE must be the one the manifests use: it is also in kustomization.yaml (`namespace`),
+# namespace.yaml and the controller's [fleet] srv (controller.yaml); change all four together.
+# Needs openssl and GNU base64 only (no kubectl, no cluster). The CA key is not kept: make new
 # secrets to add certificates. With cert-manager, issue the same names from a CA Issuer instead.
 set -euo pipefail
 NS="${1:-computer-use}"

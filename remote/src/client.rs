@@ -96,7 +96,15 @@ impl RemoteMachines {
     pub async fn refresh(&self) -> Result<(), Error> {
         #[cfg(feature = "tls")]
         if let Some(members) = &self.fleet {
-            let found = crate::fleet::lookup(&members.resolver, &members.config).await?;
+            let mut found = crate::fleet::lookup(&members.resolver, &members.config).await?;
+            // A configured machine keeps its name: a pod of the same name is not reachable.
+            found.retain(|m| {
+                let taken = self.configured.iter().any(|c| c.config.name == m.name);
+                if taken {
+                    tracing::warn!(machine = %m.name, "fleet: a pod named like a configured machine; skipped");
+                }
+                !taken
+            });
             let mut now = members
                 .now
                 .lock()
@@ -106,14 +114,19 @@ impl RemoteMachines {
             if !change.joined.is_empty() || !change.left.is_empty() {
                 tracing::info!(joined = ?change.joined, left = ?change.left, "fleet changed");
             }
-            machines.retain(|m| {
-                roster.present().contains(&m.config) && !change.joined.contains(&m.config.name)
-            });
-            for config in roster.present() {
-                if change.joined.contains(&config.name) {
-                    machines.push(Machine::new(config));
-                }
-            }
+            // In the roster's order; a worker unchanged keeps its session, one that joined (or
+            // came back at another address) gets a new one.
+            let kept = std::mem::take(machines);
+            *machines = roster
+                .present()
+                .iter()
+                .map(|config| {
+                    kept.iter()
+                        .find(|m| &m.config == config && !change.joined.contains(&config.name))
+                        .cloned()
+                        .unwrap_or_else(|| Machine::new(config))
+                })
+                .collect();
         }
         Ok(())
     }
@@ -171,19 +184,23 @@ impl RemoteMachines {
     }
 
     fn names(&self, departed_too: bool) -> Vec<String> {
+        #[cfg(feature = "tls")]
+        let fleet = self.fleet_names(departed_too);
+        #[cfg(not(feature = "tls"))]
+        let fleet: Vec<String> = {
+            let _ = departed_too;
+            Vec::new()
+        };
         let mut names: Vec<String> = self
             .configured
             .iter()
             .map(|m| m.config.name.clone())
             .collect();
-        #[cfg(feature = "tls")]
-        for name in self.fleet_names(departed_too) {
+        for name in fleet {
             if !names.contains(&name) {
                 names.push(name);
             }
         }
-        #[cfg(not(feature = "tls"))]
-        let _ = departed_too;
         names
     }
 }

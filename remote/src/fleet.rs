@@ -32,24 +32,34 @@ pub struct Target {
     pub port: u16,
 }
 
-/// The workers `targets` describe: named by their host's first label (lower case; names that a
-/// machine may not have are skipped, and so is a second target of the same name), each at the
-/// address `addresses` gives for its host (a host without one is skipped: it is not ready).
+/// The workers `targets` describe, by name: each named by its host's first label (lower case),
+/// reached at the address `addresses` gives for its host (a host without one is skipped: it is
+/// not ready). Names a machine may not have are skipped, and so is every target of a name two
+/// hosts share: DNS answers in any order, and a name must not move between pods.
 pub fn machines_of(
     fleet: &FleetConfig,
     targets: &[Target],
     addresses: &BTreeMap<String, IpAddr>,
 ) -> Vec<MachineConfig> {
-    let mut out: Vec<MachineConfig> = Vec::new();
-    for target in targets {
-        let name = target
+    let name_of = |target: &Target| {
+        target
             .host
             .split('.')
             .next()
             .unwrap_or_default()
-            .to_ascii_lowercase();
-        if !cu_core::config::valid_machine_name(&name) || out.iter().any(|m| m.name == name) {
-            tracing::warn!(host = %target.host, "fleet: a target whose pod name cannot name a machine, or names one twice; skipped");
+            .to_ascii_lowercase()
+    };
+    let mut out: Vec<MachineConfig> = Vec::new();
+    for target in targets {
+        let name = name_of(target);
+        let shared = targets
+            .iter()
+            .any(|other| other.host != target.host && name_of(other) == name);
+        if !cu_core::config::valid_machine_name(&name) || shared {
+            tracing::warn!(host = %target.host, "fleet: a target whose pod name cannot name a machine, or that another host shares; skipped");
+            continue;
+        }
+        if out.iter().any(|m| m.name == name) {
             continue;
         }
         let Some(ip) = addresses.get(&target.host) else {
@@ -66,6 +76,7 @@ pub fn machines_of(
             address: Some(SocketAddr::new(*ip, target.port)),
         });
     }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
@@ -142,9 +153,20 @@ pub async fn lookup(
             continue;
         }
         let name = format!("{}.", target.host);
-        if let Ok(ips) = resolver.lookup_ip(name.as_str()).await {
-            if let Some(ip) = ips.iter().next() {
-                addresses.insert(target.host.clone(), ip);
+        match resolver.lookup_ip(name.as_str()).await {
+            Ok(ips) => {
+                if let Some(ip) = ips.iter().next() {
+                    addresses.insert(target.host.clone(), ip);
+                }
+            }
+            // No address: the pod is not ready. Any other failure fails the whole lookup, so
+            // the fleet stays as it was rather than losing a live worker to a DNS blip.
+            Err(e) if e.is_no_records_found() => {}
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorCode::MachineUnreachable,
+                    format!("fleet: DNS lookup of {} failed: {e}", target.host),
+                ))
             }
         }
     }
@@ -211,8 +233,10 @@ pub fn gone(name: &str) -> Error {
         ErrorCode::MachineUnreachable,
         format!("machine {name} left the fleet: DNS no longer lists it"),
     )
-    .with_retryable(false)
-    .with_suggestion("List the machines there now: gui_list with machine \"*\".")
+    .with_retryable(true)
+    .with_suggestion(
+        "List the machines there now (gui_list with machine \"*\"); a pod that comes back is a new desktop: observe it again.",
+    )
 }
 
 #[cfg(test)]
@@ -245,17 +269,20 @@ mod tests {
         let addresses = BTreeMap::from([
             ("worker-0.workers.cu.svc.cluster.local".to_owned(), ip),
             ("worker-1.workers.cu.svc.cluster.local".to_owned(), ip),
+            ("worker-3.workers.cu.svc.cluster.local".to_owned(), ip),
+            ("worker-3.other.cu.svc.cluster.local".to_owned(), ip),
         ]);
         let found = machines_of(
             &fleet(),
             &[
+                target("worker-1.workers.cu.svc.cluster.local"),
                 target("worker-0.workers.cu.svc.cluster.local"),
                 // Not ready: no address yet.
                 target("worker-2.workers.cu.svc.cluster.local"),
-                // A name no machine may have, and a second target of one name.
+                // A name no machine may have, and a name two hosts share (neither is taken).
                 target("all.workers.cu.svc.cluster.local"),
-                target("worker-0.other.cu.svc.cluster.local"),
-                target("worker-1.workers.cu.svc.cluster.local"),
+                target("worker-3.workers.cu.svc.cluster.local"),
+                target("worker-3.other.cu.svc.cluster.local"),
             ],
             &addresses,
         );

@@ -155,11 +155,14 @@ def fleet(tmp_path_factory):
     workers = [Worker(f"w-{i}", n, 101 + i, tmp) for i, n in enumerate(displays)]
     dns = Dns(tmp)
     started = time.time()
+    desktops = []
     try:
-        desktops = [subprocess.Popen(["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(w.n)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for w in workers]
-        for p in desktops:
-            assert p.wait(timeout=180) == 0, p.stderr.read()
+        for w in workers:
+            log = open(tmp / f"desktop-{w.n}.log", "w")
+            desktops.append(subprocess.Popen(["bash", str(ROOT / "scripts/desktop/start-desktop.sh"), str(w.n)],
+                                             stdout=subprocess.DEVNULL, stderr=log))
+        for w, p in zip(workers, desktops):
+            assert p.wait(timeout=180) == 0, (tmp / f"desktop-{w.n}.log").read_text()
         # Half the pods have a certificate of their own (its name is what Host may say); the
         # other half share one wildcard certificate, as a Secret for the whole StatefulSet would
         # give them, and are told their pod name (--allow-host, as the manifest does).
@@ -175,6 +178,10 @@ def fleet(tmp_path_factory):
         print(f"\nfleet: {COUNT} workers up in {time.time() - started:.1f} s")
         yield tmp, ca, workers, dns, apps
     finally:
+        for p in desktops:  # a start still running when another failed: end it before the purge
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
         dns.stop()
         for w in workers:
             w.stop()

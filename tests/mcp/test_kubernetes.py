@@ -5,8 +5,9 @@ the controller's [fleet] looks up the SRV name the headless Service publishes, t
 is governed by that Service, every Secret a volume mounts is made, the certificates chain to the
 CA the controller trusts and name the pods, the configuration is accepted by the binary, and the
 resource requests cover what test_fleet.py measured."""
-import pathlib
+import os
 import subprocess
+import time
 import tomllib
 
 import pytest
@@ -104,8 +105,8 @@ def test_the_controller_finds_the_workers_the_service_publishes(manifests, tmp_p
     answer = subprocess.run([BIN, "call", "gui_list", '{"machine": "*"}'], capture_output=True, text=True,
                             env={"MCP_CU_CONFIG": str(path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
                                  "MCP_CU_SESSIONS_DIR": str(tmp_path / "s")}, timeout=60)
-    assert "invalid configuration" not in answer.stdout + answer.stderr, answer.stdout + answer.stderr
-    assert '"machines"' in answer.stdout, answer.stdout + answer.stderr
+    # Exit code 2 is a configuration error; the listing answers (the fleet unreachable here).
+    assert answer.returncode != 2 and '"machines"' in answer.stdout, answer.stdout + answer.stderr
 
 
 def mebibytes(quantity):
@@ -119,8 +120,11 @@ def mebibytes(quantity):
 def test_the_workers_resources_cover_what_was_measured(manifests):
     _, docs, _ = manifests
     figures = ROOT / "target" / "fleet-figures.json"
-    if not figures.exists():
-        pytest.skip("SKIPPED: no fleet measurement in this run (test_fleet.py writes it)")
+    fresh = figures.exists() and time.time() - figures.stat().st_mtime < 6 * 3600
+    if not fresh:
+        if os.environ.get("CI") == "true":
+            pytest.fail("no fresh fleet measurement: test_fleet.py runs before this file and writes it")
+        pytest.skip("SKIPPED: no fresh fleet measurement (run test_fleet.py first)")
     import json
     measured = json.loads(figures.read_text())
     resources = one(docs, "StatefulSet", "worker")["spec"]["template"]["spec"]["containers"][0]["resources"]

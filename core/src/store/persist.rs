@@ -98,7 +98,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    // One temporary file per write, not per process: two calls of one server writing the same
+    // file at once (two observations of one window) must not rename each other's away.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()));
     let written = crate::store::private::file_options()
         .write(true)
         .create(true)
@@ -115,6 +119,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_concurrent_writes_of_one_file_all_succeed() {
+        // Two observations of one window at once stored its ids through one temporary name,
+        // and the second rename failed (STORAGE_FAILED, seen in test_remote.py under load).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        let writers: Vec<_> = (0..8)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    (0..200).all(|_| write_atomic(&path, format!("{i}").as_bytes()).is_ok())
+                })
+            })
+            .collect();
+        assert!(writers.into_iter().all(|w| w.join().unwrap_or(false)));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
 
     #[test]
     fn writes_whole_and_leaves_no_temporary_file() {
