@@ -235,10 +235,11 @@ async def test_a_fleet_found_in_dns_is_listed_driven_and_survives_a_dead_worker(
 
         victim = next(w for w in workers if w.name == VICTIM)
         t = time.perf_counter()
-        round_ = asyncio.gather(*(act(m) for m in sorted(names)))
-        await asyncio.sleep(0.05)
+        tasks = [asyncio.ensure_future(act(m)) for m in sorted(names)]
+        # Killed once the round is under way: as soon as the first click has answered.
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED, timeout=60)
         victim.proc.send_signal(signal.SIGKILL)
-        results = await round_
+        results = await asyncio.gather(*tasks)
         round_ms = (time.perf_counter() - t) * 1000
         for name, err, res, _ in results:
             if name == VICTIM:
