@@ -169,8 +169,7 @@ pub(crate) async fn find_app(service: &Service, app: &str) -> Result<WindowInfo>
 
 pub(crate) async fn observe(service: &Service, window: &WindowInfo) -> Result<Snapshot> {
     service
-        .backend
-        .snapshot(&window.id, &SnapshotOptions::default())
+        .read_for_action(&window.id, &SnapshotOptions::default())
         .await
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cu_core::config::Config;
 use cu_core::model::backend::{Backend, BackendInfo};
 use cu_core::model::changes::View;
-use cu_core::model::element::{DesktopInstance, SnapshotOptions};
+use cu_core::model::element::{DesktopInstance, SnapshotOptions, TruncationReason};
 use cu_core::model::window::{WindowId, WindowInfo};
 use cu_core::policy::safety::Gate;
 use cu_core::store::audit::AuditLog;
@@ -21,6 +21,12 @@ use serde::Serialize;
 
 use crate::llm::ModelRuntime;
 use crate::tighten::{self, GateInForce, Tightening};
+
+/// How long a read before an action waits for an application that does not answer
+/// ([`Service::read_for_action`]): the bus's own reply timeout.
+pub(crate) const APP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+/// The pause between two reads of a silent application.
+const APP_RETRY: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// What every tool shares.
 pub struct Service {
@@ -212,6 +218,34 @@ impl Service {
         };
         if let Err(e) = self.audit.append(record, None) {
             tracing::warn!("audit log: {}", e.message);
+        }
+    }
+    /// The window (or the element `options` names) read for an action that follows: an app
+    /// that is silent for a moment (a fresh Firefox building its settings page, an app still
+    /// handling the last input) is asked again for up to [`APP_PATIENCE`] rather than answered
+    /// from a window read alone, where a label found nothing and a blocked word in it refused
+    /// the step. A read that stays cut answers as it is; an element read that times out answers
+    /// `TIMEOUT`, retryable.
+    pub(crate) async fn read_for_action(
+        &self,
+        window: &WindowId,
+        options: &SnapshotOptions,
+    ) -> Result<cu_core::model::element::Snapshot> {
+        let deadline = std::time::Instant::now() + APP_PATIENCE;
+        loop {
+            let read = self.backend.snapshot(window, options).await;
+            let silent = match &read {
+                Err(e) => e.code == ErrorCode::Timeout,
+                Ok(s) => s
+                    .truncated
+                    .as_ref()
+                    .is_some_and(|t| t.reason == TruncationReason::Unresponsive),
+            };
+            if !silent || std::time::Instant::now() >= deadline {
+                return read;
+            }
+            tracing::debug!("the application did not answer; reading it again before acting");
+            tokio::time::sleep(APP_RETRY).await;
         }
     }
     /// One element as it is now (its own node, no children), or `None` when it is gone.

@@ -202,6 +202,34 @@ window "Settings - Browser" @0,0 400x300
     });
 }
 
+/// A fresh Firefox was silent on the bus for a moment while it built its settings page: the
+/// click's read of the window came back as the window alone, its label found nothing there, and
+/// the words of "Send daily usage ping to Mozilla" refused it as "Send" (the project's CI). A
+/// read before an action asks a silent app again; the option is then found and set.
+#[test]
+fn regression_a_busy_app_made_an_options_label_refused_by_its_words() {
+    const SETTINGS: &str = r#"app: browser
+title: Settings - Browser
+---
+window "Settings - Browser" @0,0 400x300
+  document "Settings" @0,50 400x250
+    check_box "Send daily usage ping" @10,60 200x20
+"#;
+    let lab = Lab::with_window(SETTINGS, Point::new(100, 100));
+    block_on(async {
+        let click = ClickRequest {
+            app: "Browser".into(),
+            target: Some("Send daily usage ping".into()),
+            ..Default::default()
+        };
+        lab.backend
+            .fail_next(cu_backend_scripted::Call::Snapshot, ErrorCode::Timeout);
+        let done = lab.service.click(&click).await;
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(lab.backend.presses(), ["Send daily usage ping"]);
+    });
+}
+
 /// `page` is the showing document alone, numbered by itself; a window without one, or `page`
 /// with `subtree`, is refused with a code.
 #[test]

@@ -451,7 +451,8 @@ impl<'s> Sender<'s> {
         self.deliver(svc.backend.input(&window, event)).await
     }
 
-    /// The element with its labels, read now; `ELEMENT_NOT_FOUND` when it is gone.
+    /// The element with its labels, read now; `ELEMENT_NOT_FOUND` when it is gone, `TIMEOUT`
+    /// when its application stays silent.
     async fn element_now(&self, element: &ElementIdentity) -> Result<Probe> {
         let options = SnapshotOptions {
             subtree: Some(element.clone()),
@@ -466,18 +467,22 @@ impl<'s> Sender<'s> {
         };
         let subtree = self
             .svc
-            .backend
-            .snapshot(&self.window, &options)
+            .read_for_action(&self.window, &options)
             .await
             .map_err(|e| {
-                Error::new(
-                    ErrorCode::ElementNotFound,
-                    format!(
-                        "the element could not be read again before acting: {}",
-                        e.message
-                    ),
-                )
-                .with_suggestion("Observe the window again with gui_state.")
+                let message = format!(
+                    "the element could not be read again before acting: {}",
+                    e.message
+                );
+                // A busy app keeps its retryable code; anything else means the element is
+                // not there to be judged.
+                if e.code == ErrorCode::Timeout {
+                    return Error::new(ErrorCode::Timeout, message).with_suggestion(
+                        "The application is busy: call again in a moment; nothing was done.",
+                    );
+                }
+                Error::new(ErrorCode::ElementNotFound, message)
+                    .with_suggestion("Observe the window again with gui_state.")
             })?;
         Ok(Probe::from_subtree(&subtree))
     }
