@@ -374,6 +374,7 @@ impl ScriptedWindow {
         let mut probe = Probe {
             path: nodes,
             inner_labels: Vec::new(),
+            in_sheet: false,
         };
         if probe.needs_inner_labels() {
             if let Some(r) = probe.receiver_index() {

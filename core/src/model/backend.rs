@@ -478,6 +478,16 @@ pub trait Backend: Send + Sync {
         ))
     }
 
+    /// The moves of keyboard focus in `window`'s application from now on: each new focus or
+    /// active child it names (a sheet's cursor moving to the next cell). The safety gate paces
+    /// keys typed into a sheet by them; `NOT_SUPPORTED` where the platform tells none.
+    async fn focus_moves(&self, _window: &WindowId) -> Result<Box<dyn FocusMoves>> {
+        Err(Error::new(
+            ErrorCode::NotSupported,
+            "this backend does not tell focus moves",
+        ))
+    }
+
     /// The ancestors of `element` in `window`, outermost first, from the window's own element
     /// down to the element's parent, each read alone (no children). The safety gate asks it
     /// for the dialog a button answers, without reading the whole window; `NOT_SUPPORTED` makes
@@ -492,6 +502,13 @@ pub trait Backend: Send + Sync {
             "this backend cannot list an element's ancestors",
         ))
     }
+}
+
+/// The focus moves of one application from the moment it was made ([`Backend::focus_moves`]).
+#[async_trait]
+pub trait FocusMoves: Send {
+    /// Waits up to `within` for the next move not waited for yet; `false` when none came.
+    async fn moved(&mut self, within: std::time::Duration) -> bool;
 }
 
 /// A subscription to one window's change events ([`Backend::watch`]), alive until dropped.

@@ -27,6 +27,12 @@ pub struct Probe {
     /// [`INNER_LABEL_DEPTH`] levels), in tree order: what an unnamed control shows. A backend
     /// reads them only when [`Probe::needs_inner_labels`] says so.
     pub inner_labels: Vec<String>,
+    /// The receiver is a cell of a sheet, or the editor of the cell being typed into: a
+    /// spreadsheet document holds it, whose table moves its own cursor from cell to cell
+    /// (LibreOffice Calc), so a Tab or Return from it lands on another of its cells
+    /// ([`Probe::carries_through_moves`]).
+    #[serde(default)]
+    pub in_sheet: bool,
 }
 
 impl Probe {
@@ -75,6 +81,7 @@ impl Probe {
         Probe {
             path: vec![element],
             inner_labels,
+            in_sheet: false,
         }
     }
 
@@ -88,6 +95,7 @@ impl Probe {
                 crate::model::element::ElementIdentity(identity),
             )],
             inner_labels: Vec::new(),
+            in_sheet: false,
         }
     }
 
@@ -178,6 +186,18 @@ impl Probe {
                 && n.states.contains(State::Editable)
                 && !n.states.contains(State::ReadOnly)
         })
+    }
+
+    /// Tabs and Returns typed after text into the receiver leave the keys with the sheet it
+    /// belongs to: an editable cell of a sheet, or its cell editor ([`Probe::in_sheet`]),
+    /// commits and moves the sheet's cursor to another of its cells, where what is typed next
+    /// is judged as it was in this one. A cell of a web page's table is not one: a Tab leaves it
+    /// for the page's next control.
+    pub fn carries_through_moves(&self) -> bool {
+        self.in_sheet
+            && self.receiver().is_some_and(|n| {
+                n.states.contains(State::Editable) && !n.states.contains(State::ReadOnly)
+            })
     }
 
     /// The receiver takes line breaks as text (a text area, an editable document, a terminal).
@@ -349,6 +369,7 @@ mod tests {
         let p = Probe {
             path: s.nodes.clone(),
             inner_labels: vec![],
+            in_sheet: false,
         };
         assert_eq!(p.receiver().map(|n| n.role), Some(Role::Button));
         assert_eq!(p.labels(), vec!["Delete".to_owned()]);

@@ -56,6 +56,11 @@ pub(crate) struct Sender<'s> {
     focus: Option<Result<Probe>>,
     /// Input was sent that may move focus, and the app may not have handled it yet.
     unsettled: Option<Unsettled>,
+    /// Tabs and Returns went out from an editable cell of a sheet without focus being read
+    /// after them: a sheet moves its own cursor from cell to cell, so `focus` still holds the
+    /// cell they left, which judges the letters typed next the same way. Anything else that
+    /// reads focus reads it again first, once the app shows where the moves ended.
+    carried: bool,
     /// The window was seen not to show the Desktop page since the last input that could change
     /// what it shows (a step, a focus move, a tab switch).
     not_the_page: bool,
@@ -100,6 +105,7 @@ impl<'s> Sender<'s> {
             sent: false,
             focus: None,
             unsettled: None,
+            carried: false,
             not_the_page: false,
             approved: Vec::new(),
             approved_by: None,
@@ -279,13 +285,44 @@ impl<'s> Sender<'s> {
     ) -> Result<()> {
         self.judge_keyboard(reach, what).await?;
         let stays = self.focus_takes(reach);
-        if tab {
+        // A Tab or Return typed after text into a sheet's cell commits it and moves the sheet's
+        // cursor: what follows goes to the next cell, judged as the cell left (see `carried`).
+        // Reading focus after every move waited for the app each time (60-80 ms a cell in Calc).
+        let carries = (tab || reach == Reach::Enter)
+            && matches!(&self.focus, Some(Ok(focus)) if focus.carries_through_moves());
+        if tab && !carries {
             // Where focus was, so its move can be seen.
             let _ = self.focus().await;
         }
         let before = self.known_focus();
+        // Subscribed before the key goes out, so its move is not missed.
+        let mut moves = match carries {
+            true => self.svc.backend.focus_moves(&self.window).await.ok(),
+            false => None,
+        };
         self.send(event).await?;
-        if reach.may_move_focus() && !stays {
+        // Paced by the sheet: what follows waits until it moved its cursor (typed on at once,
+        // Calc took the next letters into the cell it had not left yet: "15Desk"), and by then
+        // a dialog the keys before it opened is there to be seen. A sheet not seen moving
+        // within the bound has its focus read again.
+        let seen_moving = match moves.as_mut() {
+            Some(moves) => moves.moved(SHEET_MOVES).await,
+            None => false,
+        };
+        if carries && seen_moving {
+            let before = match self.unsettled.take() {
+                Some(u) if self.carried => u.before,
+                _ => before,
+            };
+            self.carried = true;
+            self.unsettled = Some(Unsettled {
+                before,
+                must_move: false,
+                sent: Instant::now(),
+            });
+        } else if carries {
+            self.moved(before, false);
+        } else if reach.may_move_focus() && !stays {
             self.moved(before, tab);
         } else if !(reach == Reach::Chars && self.focus_keeps_typing()) {
             // Text can move focus too, without the app showing a move to wait for: a letter
@@ -351,6 +388,7 @@ impl<'s> Sender<'s> {
     /// Input that may move focus went out: focus is read again, once the app shows the move.
     fn moved(&mut self, before: Option<Option<ElementIdentity>>, must_move: bool) {
         self.focus = None;
+        self.carried = false;
         self.not_the_page = false;
         self.unsettled = Some(Unsettled {
             before,
@@ -488,9 +526,9 @@ impl<'s> Sender<'s> {
     }
 
     /// Whether the current focus keeps the keys typed after characters (see
-    /// [`Probe::keeps_typed_focus`]).
+    /// [`Probe::keeps_typed_focus`], [`Probe::carries_through_moves`]).
     fn focus_keeps_typing(&self) -> bool {
-        matches!(&self.focus, Some(Ok(focus)) if focus.keeps_typed_focus())
+        matches!(&self.focus, Some(Ok(focus)) if focus.keeps_typed_focus() || focus.carries_through_moves())
     }
 
     /// Whether the current focus takes `reach` as text (so no focus move is waited for).
@@ -511,6 +549,11 @@ impl<'s> Sender<'s> {
     /// within [`SETTLE`]. After a Tab that did not visibly move focus within that time, focus
     /// counts as unknown (so the next activating piece needs confirmation).
     async fn focus(&mut self) -> &Result<Probe> {
+        if self.carried {
+            // Where the sheet's cursor ended, read once the app shows its moves.
+            self.carried = false;
+            self.focus = None;
+        }
         if self.focus.is_none() {
             let started = Instant::now();
             let settling = self.unsettled.is_some();
@@ -582,6 +625,8 @@ struct Unsettled {
 /// How long the app gets to show that it handled input which may move focus (at most the
 /// service's effect wait).
 const SETTLE: Duration = Duration::from_millis(700);
+/// How long a sheet is given to move its cursor after a Tab or Return before typing goes on.
+const SHEET_MOVES: Duration = Duration::from_millis(300);
 /// Between two reads of focus while it settles.
 const POLL: Duration = Duration::from_millis(15);
 /// How long a focus request is given to land before the next way is tried.

@@ -104,6 +104,7 @@ fn path_to(window: &AxElement, window_frame: Rect, found: AxElement, only_last: 
     let mut probe = Probe {
         path: nodes,
         inner_labels: Vec::new(),
+        in_sheet: false,
     };
     if only_last {
         if let Some(last) = probe.path.pop() {

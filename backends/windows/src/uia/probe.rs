@@ -81,6 +81,7 @@ fn path_to(
     let mut probe = Probe {
         path: nodes,
         inner_labels: Vec::new(),
+        in_sheet: false,
     };
     if probe.needs_inner_labels() {
         if let Some(i) = probe.receiver_index() {

@@ -23,6 +23,9 @@ pub(crate) struct FocusLog {
     heard: Mutex<std::collections::HashSet<String>>,
     /// How many focus gains were recorded, to wait for the next one.
     gains: tokio::sync::watch::Sender<u64>,
+    /// How many focus gains and active children were recorded: a sheet's cursor moving names
+    /// its new cell as the sheet's active child, with no focus event.
+    moves: tokio::sync::watch::Sender<u64>,
     /// The child each container that manages its descendants (a Calc sheet, a tree view) last
     /// named active: the focus event names the container, and keys go to this child.
     active: Mutex<HashMap<ObjRef, ObjRef>>,
@@ -37,6 +40,7 @@ impl Default for FocusLog {
             last: Mutex::default(),
             heard: Mutex::default(),
             gains: tokio::sync::watch::channel(0).0,
+            moves: tokio::sync::watch::channel(0).0,
             active: Mutex::default(),
         }
     }
@@ -51,6 +55,12 @@ impl FocusLog {
     /// Watches the focus gains from now on: its `changed()` resolves at the next one recorded.
     pub(crate) fn gains(&self) -> tokio::sync::watch::Receiver<u64> {
         self.gains.subscribe()
+    }
+
+    /// Watches the focus moves from now on (gains and active children): its `changed()`
+    /// resolves at the next one recorded.
+    pub(crate) fn moves(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.moves.subscribe()
     }
 
     /// The child `container` last named active (`object:active-descendant-changed`).
@@ -82,6 +92,7 @@ impl FocusLog {
             last.insert(obj.bus.clone(), obj);
             drop(last);
             self.gains.send_modify(|n| *n += 1);
+            self.moves.send_modify(|n| *n += 1);
         } else if last.get(&obj.bus) == Some(&obj) {
             last.remove(&obj.bus);
         }
@@ -124,6 +135,8 @@ impl FocusLog {
                     active.clear();
                 }
                 active.insert(container, child);
+                drop(active);
+                self.moves.send_modify(|n| *n += 1);
             }
             return;
         }

@@ -92,6 +92,7 @@ pub(crate) async fn element_at(
     let mut probe = Probe {
         path: nodes,
         inner_labels: Vec::new(),
+        in_sheet: false,
     };
     if probe.path.len() == 1 {
         return Ok(Probe::nothing());
@@ -416,15 +417,43 @@ async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement)
             }
         }
     }
+    let in_sheet = matches!(node.role, Role::Cell | Role::Paragraph) && in_sheet(atspi, obj).await;
     path.push(node);
     let mut probe = Probe {
         path,
         inner_labels: Vec::new(),
+        in_sheet,
     };
     if probe.needs_inner_labels() {
         probe.inner_labels = inner_labels(atspi, obj, placement).await;
     }
     probe
+}
+
+/// How many levels above a focused cell or paragraph its sheet's document is looked for: a
+/// cell sits in the sheet's table, the editor of the cell being typed into in a panel named
+/// after the cell (LibreOffice Calc).
+const SHEET_LEVELS: usize = 3;
+
+/// Whether `obj` (a focused cell, or the paragraph of a cell's editor) belongs to a sheet: a
+/// spreadsheet document holds it within [`SHEET_LEVELS`], whose table moves its own cursor on a
+/// Tab or Return ([`Probe::in_sheet`]).
+async fn in_sheet(atspi: &Atspi, obj: &ObjRef) -> bool {
+    let mut at = obj.clone();
+    for _ in 0..SHEET_LEVELS {
+        let Some(parent) = atspi.parent(&at).await else {
+            return false;
+        };
+        if atspi
+            .role(&parent)
+            .await
+            .is_ok_and(|r| r == translate::atspi_role::DOCUMENT_SPREADSHEET)
+        {
+            return true;
+        }
+        at = parent;
+    }
+    false
 }
 
 /// The element the app's last focus event named (`remembered`), as [`focused`] would find it:

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use cu_core::model::backend::{
-    Backend, BackendInfo, Capabilities, HealthCheck, InputEvent, MouseButton, SemanticAction,
-    Watch, WindowChange, WindowImage,
+    Backend, BackendInfo, Capabilities, FocusMoves, HealthCheck, InputEvent, MouseButton,
+    SemanticAction, Watch, WindowChange, WindowImage,
 };
 use cu_core::model::element::{ElementIdentity, Snapshot, SnapshotOptions};
 use cu_core::model::geometry::Point;
@@ -345,7 +345,9 @@ impl Backend for LinuxBackend {
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
+        let started = std::time::Instant::now();
         let probe = self.connected().await?.focused_in_tree(window).await?;
+        let in_tree_ms = started.elapsed().as_secs_f64() * 1000.0;
         if probe.in_menu() {
             return Ok(probe);
         }
@@ -363,7 +365,15 @@ impl Backend for LinuxBackend {
             _ => None,
         };
         let frame = entry.frame()?;
-        if x11_menu.is_some() || probe::another_top_active(&c.atspi, frame).await {
+        let menu_ms = started.elapsed().as_secs_f64() * 1000.0 - in_tree_ms;
+        let other_top = x11_menu.is_some() || probe::another_top_active(&c.atspi, frame).await;
+        tracing::debug!(
+            in_tree_ms,
+            menu_ms,
+            total_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "focus read parts"
+        );
+        if other_top {
             if let Some(open) = probe::open_menu(&c.atspi, frame, entry.placement()).await {
                 return Ok(open);
             }
@@ -376,6 +386,11 @@ impl Backend for LinuxBackend {
             return Ok(Probe::unreadable_menu(format!("x11-popup:{menu}")));
         }
         Ok(probe)
+    }
+
+    async fn focus_moves(&self, _window: &WindowId) -> Result<Box<dyn FocusMoves>> {
+        let c = self.connected().await?;
+        Ok(Box::new(Moves(c.atspi.focus.moves())))
     }
 
     async fn ancestors(
@@ -510,5 +525,18 @@ impl Resolved {
             Resolved::Text(t) => x.type_text(&t),
             Resolved::Held(syms, event) => x.holding(&syms, || event.send(x)),
         }
+    }
+}
+
+/// The focus moves the accessibility bus tells ([`Backend::focus_moves`]).
+struct Moves(tokio::sync::watch::Receiver<u64>);
+
+#[async_trait]
+impl FocusMoves for Moves {
+    async fn moved(&mut self, within: std::time::Duration) -> bool {
+        matches!(
+            tokio::time::timeout(within, self.0.changed()).await,
+            Ok(Ok(()))
+        )
     }
 }
