@@ -381,3 +381,35 @@ fn regression_a_check_box_naming_send_was_refused_as_send() {
         "blocked_word",
     );
 }
+
+/// A web page's table with an editable cell, and a button after it. A Tab typed after text in
+/// a spreadsheet's cell keeps the keys in the sheet (its focus is carried, not read); a web
+/// page's cell is not a sheet's: the Tab leaves it for the page's next control, and the Return
+/// after it must be judged there, on "Delete row".
+const WEB_TABLE: &str = r#"app: browser
+title: Orders - Browser
+---
+document "Orders" @0,0 500x300
+  table "Orders" @0,0 500x100
+    cell "Note" @0,0 200x20 [editable, focused, focusable]
+  button "Delete row" @10,120 120x30 [focusable]
+"#;
+
+#[test]
+fn regression_a_web_tables_cell_does_not_carry_focus_through_a_tab() {
+    let lab = lab(WEB_TABLE);
+    block_on(async {
+        let (state, _) = lab.state().await;
+        let typed = vec![step(json!({ "type": "type", "text": "ok\t\n" }))];
+        let e = lab.act(&state, typed, false).await.err();
+        let e = e.unwrap_or_else(|| panic!("passed: {:?}", lab.backend.presses()));
+        assert_eq!(e.code, ErrorCode::DangerousActionNeedsConfirmation, "{e:?}");
+        let details = e.details.clone().unwrap_or_default();
+        assert_eq!(details["would_activate"]["name"], "Delete row", "{details}");
+        assert!(
+            lab.backend.presses().is_empty(),
+            "{:?}",
+            lab.backend.presses()
+        );
+    });
+}

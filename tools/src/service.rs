@@ -24,7 +24,7 @@ use crate::tighten::{self, GateInForce, Tightening};
 
 /// How long a read before an action waits for an application that does not answer
 /// ([`Service::read_for_action`]): the bus's own reply timeout.
-pub(crate) const APP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+const APP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
 /// The pause between two reads of a silent application.
 const APP_RETRY: std::time::Duration = std::time::Duration::from_millis(150);
 
@@ -222,7 +222,7 @@ impl Service {
     }
     /// The window (or the element `options` names) read for an action that follows: an app
     /// that is silent for a moment (a fresh Firefox building its settings page, an app still
-    /// handling the last input) is asked again for up to [`APP_PATIENCE`] rather than answered
+    /// handling the last input) is asked again for about [`APP_PATIENCE`] rather than answered
     /// from a window read alone, where a label found nothing and a blocked word in it refused
     /// the step. A read that stays cut answers as it is; an element read that times out answers
     /// `TIMEOUT`, retryable.
@@ -234,12 +234,16 @@ impl Service {
         let deadline = std::time::Instant::now() + APP_PATIENCE;
         loop {
             let read = self.backend.snapshot(window, options).await;
+            // The app said nothing: the read timed out, or came back as the window alone (an
+            // element that vanished mid-walk also marks a walk unresponsive; that read stands).
             let silent = match &read {
                 Err(e) => e.code == ErrorCode::Timeout,
-                Ok(s) => s
-                    .truncated
-                    .as_ref()
-                    .is_some_and(|t| t.reason == TruncationReason::Unresponsive),
+                Ok(s) => {
+                    s.nodes.len() <= 1
+                        && s.truncated.as_ref().is_some_and(|t| {
+                            t.reason == TruncationReason::Unresponsive && t.omitted == 0
+                        })
+                }
             };
             if !silent || std::time::Instant::now() >= deadline {
                 return read;

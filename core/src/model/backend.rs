@@ -478,9 +478,10 @@ pub trait Backend: Send + Sync {
         ))
     }
 
-    /// The moves of keyboard focus in `window`'s application from now on: each new focus or
-    /// active child it names (a sheet's cursor moving to the next cell). The safety gate paces
-    /// keys typed into a sheet by them; `NOT_SUPPORTED` where the platform tells none.
+    /// The moves of keyboard focus in `window`'s application from now on: each active child a
+    /// container names (a sheet's cursor moving to the next cell) and each focus it gives an
+    /// element. The safety gate paces keys typed into a sheet by them; `NOT_SUPPORTED` where
+    /// the platform tells none.
     async fn focus_moves(&self, _window: &WindowId) -> Result<Box<dyn FocusMoves>> {
         Err(Error::new(
             ErrorCode::NotSupported,
@@ -504,11 +505,24 @@ pub trait Backend: Send + Sync {
     }
 }
 
+/// What an application's focus did after an input ([`FocusMoves::moved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FocusMove {
+    /// A container that manages its descendants named a new active child: a sheet's cursor
+    /// moved to another cell.
+    Cursor,
+    /// Focus went to an element of another kind (a dialog's button): where it is must be read.
+    Elsewhere,
+    /// Nothing was told within the bound.
+    Nothing,
+}
+
 /// The focus moves of one application from the moment it was made ([`Backend::focus_moves`]).
 #[async_trait]
-pub trait FocusMoves: Send {
-    /// Waits up to `within` for the next move not waited for yet; `false` when none came.
-    async fn moved(&mut self, within: std::time::Duration) -> bool;
+pub trait FocusMoves: Send + Sync {
+    /// Waits up to `within` for the application's next move not waited for yet.
+    async fn moved(&mut self, within: std::time::Duration) -> FocusMove;
 }
 
 /// A subscription to one window's change events ([`Backend::watch`]), alive until dropped.

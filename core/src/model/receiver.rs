@@ -176,10 +176,12 @@ impl Probe {
         })
     }
 
-    /// Typed characters leave the keys with the receiver: an editable cell of a sheet is
-    /// edited in place (Calc moves focus into the cell's own editor, which commits and moves on
-    /// a Tab or Return as the cell does), so a Tab or Return after them is judged by the cell
-    /// without reading focus again. A read-only cell is not one: typing there opens a message.
+    /// Typed characters leave the keys with the receiver: an editable cell is edited in place
+    /// (Calc moves focus into the cell's own editor, which commits and moves on a Tab or Return
+    /// as the cell does), so the Tab or Return typed after them is judged by the cell without
+    /// reading focus again; where focus goes with it is read, except in a sheet
+    /// ([`Probe::carries_through_moves`]). A read-only cell is not one: typing there opens a
+    /// message.
     pub fn keeps_typed_focus(&self) -> bool {
         self.receiver().is_some_and(|n| {
             n.role == Role::Cell

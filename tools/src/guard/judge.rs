@@ -63,7 +63,9 @@ impl Sender<'_> {
             Reach::MovesFocus | Reach::Other => return Ok(()),
             Reach::AccessKey => return self.judge_access_keys(what).await,
             // What is typed on into the sheet's next cell is judged as in the cell it left.
-            _ if self.carried => self.focus.clone().unwrap_or_else(|| Ok(Probe::nothing())),
+            _ if self.carried.is_some() && matches!(self.focus, Some(Ok(_))) => {
+                self.focus.clone().unwrap_or_else(|| Ok(Probe::nothing()))
+            }
             _ => self.focus().await.clone(),
         };
         if let Ok(f) = &focus {

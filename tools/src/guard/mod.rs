@@ -24,7 +24,7 @@
 
 use std::time::{Duration, Instant};
 
-use cu_core::model::backend::{InputEvent, SemanticAction};
+use cu_core::model::backend::{FocusMove, FocusMoves, InputEvent, SemanticAction};
 use cu_core::model::element::{ElementIdentity, SnapshotOptions};
 use cu_core::model::receiver::Probe;
 use cu_core::model::window::WindowId;
@@ -57,10 +57,11 @@ pub(crate) struct Sender<'s> {
     /// Input was sent that may move focus, and the app may not have handled it yet.
     unsettled: Option<Unsettled>,
     /// Tabs and Returns went out from an editable cell of a sheet without focus being read
-    /// after them: a sheet moves its own cursor from cell to cell, so `focus` still holds the
-    /// cell they left, which judges the letters typed next the same way. Anything else that
-    /// reads focus reads it again first, once the app shows where the moves ended.
-    carried: bool,
+    /// after them, each seen moving the sheet's cursor (these moves, subscribed): a sheet moves
+    /// its own cursor from cell to cell, so `focus` still holds the cell they left, which judges
+    /// what is typed next the same way. Focus told elsewhere, a new step, or anything else that
+    /// reads focus ends it, and focus is read again once the app shows where the moves ended.
+    carried: Option<Box<dyn FocusMoves>>,
     /// The window was seen not to show the Desktop page since the last input that could change
     /// what it shows (a step, a focus move, a tab switch).
     not_the_page: bool,
@@ -105,7 +106,7 @@ impl<'s> Sender<'s> {
             sent: false,
             focus: None,
             unsettled: None,
-            carried: false,
+            carried: None,
             not_the_page: false,
             approved: Vec::new(),
             approved_by: None,
@@ -118,6 +119,10 @@ impl<'s> Sender<'s> {
         self.step = step;
         self.kind = kind.to_owned();
         self.not_the_page = false;
+        if self.carried.take().is_some() {
+            // A step reads where the sheet's cursor went (its moves may still settle).
+            self.focus = None;
+        }
     }
 
     /// Asks for the window's fingerprint right before the call's first input: the probes run
@@ -245,7 +250,7 @@ impl<'s> Sender<'s> {
             .contains(&keys::Key::Named(keys::NamedKey::Tab));
         self.send_piece(
             reach,
-            tab,
+            (tab, moves_a_cursor(combo.keys())),
             &InputEvent::Key {
                 combo: combo.clone(),
             },
@@ -270,51 +275,60 @@ impl<'s> Sender<'s> {
             let event = InputEvent::Text {
                 text: piece.to_owned(),
             };
-            self.send_piece(reach, piece == "\t", &event, piece).await?;
+            let tab = piece == "\t";
+            self.send_piece(reach, (tab, tab || reach == Reach::Enter), &event, piece)
+                .await?;
         }
         Ok(())
     }
 
     /// Judges one keyboard piece, sends it, and notes when focus may move.
+    /// `(tab, cursor)`: the piece holds a Tab; it is a plain Tab or Return (shift allowed),
+    /// which moves a sheet's cursor.
     async fn send_piece(
         &mut self,
         reach: Reach,
-        tab: bool,
+        (tab, cursor): (bool, bool),
         event: &InputEvent,
         what: &str,
     ) -> Result<()> {
+        // A dialog the keys before opened (its focus told) ends the carry: focus is read.
+        self.still_in_sheet().await;
         self.judge_keyboard(reach, what).await?;
         let stays = self.focus_takes(reach);
         // A Tab or Return typed after text into a sheet's cell commits it and moves the sheet's
         // cursor: what follows goes to the next cell, judged as the cell left (see `carried`).
         // Reading focus after every move waited for the app each time (60-80 ms a cell in Calc).
-        let carries = (tab || reach == Reach::Enter)
-            && matches!(&self.focus, Some(Ok(focus)) if focus.carries_through_moves());
+        let carries =
+            cursor && matches!(&self.focus, Some(Ok(focus)) if focus.carries_through_moves());
         if tab && !carries {
             // Where focus was, so its move can be seen.
             let _ = self.focus().await;
         }
         let before = self.known_focus();
         // Subscribed before the key goes out, so its move is not missed.
-        let mut moves = match carries {
-            true => self.svc.backend.focus_moves(&self.window).await.ok(),
-            false => None,
+        let was_carried = self.carried.is_some();
+        let mut moves = match (carries, self.carried.take()) {
+            (true, Some(moves)) => Some(moves),
+            (true, None) => self.svc.backend.focus_moves(&self.window).await.ok(),
+            (false, _) => None,
         };
         self.send(event).await?;
         // Paced by the sheet: what follows waits until it moved its cursor (typed on at once,
         // Calc took the next letters into the cell it had not left yet: "15Desk"), and by then
         // a dialog the keys before it opened is there to be seen. A sheet not seen moving
-        // within the bound has its focus read again.
-        let seen_moving = match moves.as_mut() {
+        // within the bound, or focus told elsewhere, has its focus read again.
+        let seen = match moves.as_mut() {
             Some(moves) => moves.moved(SHEET_MOVES).await,
-            None => false,
+            None => FocusMove::Nothing,
         };
-        if carries && seen_moving {
+        if carries && seen == FocusMove::Cursor {
+            // Settled, when focus is read, from where the first carried move started.
             let before = match self.unsettled.take() {
-                Some(u) if self.carried => u.before,
+                Some(u) if was_carried => u.before,
                 _ => before,
             };
-            self.carried = true;
+            self.carried = moves;
             self.unsettled = Some(Unsettled {
                 before,
                 must_move: false,
@@ -324,7 +338,7 @@ impl<'s> Sender<'s> {
             self.moved(before, false);
         } else if reach.may_move_focus() && !stays {
             self.moved(before, tab);
-        } else if !(reach == Reach::Chars && self.focus_keeps_typing()) {
+        } else if !(matches!(reach, Reach::Chars | Reach::Space) && self.focus_keeps_typing()) {
             // Text can move focus too, without the app showing a move to wait for: a letter
             // typed on LibreOffice Calc's sheet focuses the paragraph of the cell it starts
             // editing. The next activating piece reads focus afresh, unless the receiver keeps
@@ -333,6 +347,23 @@ impl<'s> Sender<'s> {
             self.focus = None;
         }
         Ok(())
+    }
+
+    /// Ends the carry through a sheet when its application told focus went elsewhere since the
+    /// last move (a message box the typed keys opened): the next piece is judged where focus is.
+    async fn still_in_sheet(&mut self) {
+        let Some(moves) = self.carried.as_mut() else {
+            return;
+        };
+        for _ in 0..MAX_TOLD {
+            match moves.moved(Duration::ZERO).await {
+                FocusMove::Nothing => return,
+                FocusMove::Elsewhere => break,
+                _ => {}
+            }
+        }
+        self.carried = None;
+        self.focus = None;
     }
 
     /// Whether keyboard focus, read once the app shows its move, is on `element` or inside
@@ -388,7 +419,7 @@ impl<'s> Sender<'s> {
     /// Input that may move focus went out: focus is read again, once the app shows the move.
     fn moved(&mut self, before: Option<Option<ElementIdentity>>, must_move: bool) {
         self.focus = None;
-        self.carried = false;
+        self.carried = None;
         self.not_the_page = false;
         self.unsettled = Some(Unsettled {
             before,
@@ -547,11 +578,11 @@ impl<'s> Sender<'s> {
     /// The focused element now. After input that may move focus, the app handles it
     /// asynchronously: focus is read until it moved from where it was and reads the same twice,
     /// within [`SETTLE`]. After a Tab that did not visibly move focus within that time, focus
-    /// counts as unknown (so the next activating piece needs confirmation).
+    /// counts as unknown (so the next activating piece needs confirmation). Tabs and Returns
+    /// carried through a sheet were each seen moving its cursor: their read only settles.
     async fn focus(&mut self) -> &Result<Probe> {
-        if self.carried {
+        if self.carried.take().is_some() {
             // Where the sheet's cursor ended, read once the app shows its moves.
-            self.carried = false;
             self.focus = None;
         }
         if self.focus.is_none() {
@@ -613,6 +644,23 @@ impl<'s> Sender<'s> {
     }
 }
 
+/// A plain Tab or Return, shift allowed: what moves a sheet's cursor from cell to cell (any
+/// other modifier may do something else: alt+Tab leaves the window).
+fn moves_a_cursor(keys: &[keys::Key]) -> bool {
+    use keys::{Key, NamedKey};
+    let (held, rest): (Vec<&Key>, Vec<&Key>) = keys
+        .iter()
+        .partition(|k| matches!(k, Key::Named(n) if n.is_modifier()));
+    held.iter()
+        .all(|k| matches!(k, Key::Named(NamedKey::Shift | NamedKey::ShiftRight)))
+        && matches!(
+            rest.as_slice(),
+            [Key::Named(
+                NamedKey::Tab | NamedKey::Return | NamedKey::KpEnter
+            )]
+        )
+}
+
 /// Input that may have moved focus, not yet seen handled.
 struct Unsettled {
     /// The focused receiver before it (`None`: not known).
@@ -627,6 +675,8 @@ struct Unsettled {
 const SETTLE: Duration = Duration::from_millis(700);
 /// How long a sheet is given to move its cursor after a Tab or Return before typing goes on.
 const SHEET_MOVES: Duration = Duration::from_millis(300);
+/// Moves told since the last one waited for that are looked at, at most, before a piece.
+const MAX_TOLD: usize = 64;
 /// Between two reads of focus while it settles.
 const POLL: Duration = Duration::from_millis(15);
 /// How long a focus request is given to land before the next way is tried.
@@ -639,3 +689,35 @@ pub const DESKTOP_PAGE_TITLE: &str = "mcp-computer-use · Desktop";
 
 /// The rule named when the gate cannot tell what would receive an input.
 pub(super) const UNKNOWN_RECEIVER: &str = "unknown receiver";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(combo: &str) -> Vec<keys::Key> {
+        match combo.parse::<keys::Combo>() {
+            Ok(c) => c.keys().to_vec(),
+            Err(e) => panic!("{combo}: {e:?}"),
+        }
+    }
+
+    /// A review of the sheet's carried focus: alt+Tab leaves the window, ctrl+Return does
+    /// something else than moving to the next cell; only a plain Tab or Return moves a cursor.
+    #[test]
+    fn only_a_plain_tab_or_return_moves_a_sheets_cursor() {
+        for yes in ["Tab", "shift+Tab", "Return", "shift+Return", "KP_Enter"] {
+            assert!(moves_a_cursor(&keys_of(yes)), "{yes}");
+        }
+        for no in [
+            "alt+Tab",
+            "ctrl+Tab",
+            "ctrl+Return",
+            "super+Tab",
+            "a",
+            "Down",
+            "ctrl+shift+Tab",
+        ] {
+            assert!(!moves_a_cursor(&keys_of(no)), "{no}");
+        }
+    }
+}

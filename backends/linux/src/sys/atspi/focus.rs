@@ -23,13 +23,26 @@ pub(crate) struct FocusLog {
     heard: Mutex<std::collections::HashSet<String>>,
     /// How many focus gains were recorded, to wait for the next one.
     gains: tokio::sync::watch::Sender<u64>,
-    /// How many focus gains and active children were recorded: a sheet's cursor moving names
-    /// its new cell as the sheet's active child, with no focus event.
-    moves: tokio::sync::watch::Sender<u64>,
+    /// Every focus gain and active child, as it is recorded: a sheet's cursor moving names its
+    /// new cell as the sheet's active child, with no focus event.
+    moves: tokio::sync::broadcast::Sender<Move>,
     /// The child each container that manages its descendants (a Calc sheet, a tree view) last
     /// named active: the focus event names the container, and keys go to this child.
     active: Mutex<HashMap<ObjRef, ObjRef>>,
 }
+
+/// One focus move an application told ([`FocusLog::moves`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Move {
+    /// The element that gained focus, or the container that named a new active child.
+    pub(crate) source: ObjRef,
+    /// `source` named a new active child (else it gained focus).
+    pub(crate) active_child: bool,
+}
+
+/// Moves kept for a subscriber that has not read them yet (a subscriber that falls behind
+/// learns it, and reads focus instead).
+const MOVES_KEPT: usize = 256;
 
 /// Containers whose active child is remembered at most (a long session opens many tables).
 const MAX_ACTIVE: usize = 256;
@@ -40,7 +53,7 @@ impl Default for FocusLog {
             last: Mutex::default(),
             heard: Mutex::default(),
             gains: tokio::sync::watch::channel(0).0,
-            moves: tokio::sync::watch::channel(0).0,
+            moves: tokio::sync::broadcast::channel(MOVES_KEPT).0,
             active: Mutex::default(),
         }
     }
@@ -57,9 +70,8 @@ impl FocusLog {
         self.gains.subscribe()
     }
 
-    /// Watches the focus moves from now on (gains and active children): its `changed()`
-    /// resolves at the next one recorded.
-    pub(crate) fn moves(&self) -> tokio::sync::watch::Receiver<u64> {
+    /// The focus moves of every application from now on (gains and active children).
+    pub(crate) fn moves(&self) -> tokio::sync::broadcast::Receiver<Move> {
         self.moves.subscribe()
     }
 
@@ -89,10 +101,14 @@ impl FocusLog {
             return;
         };
         if gained {
-            last.insert(obj.bus.clone(), obj);
+            last.insert(obj.bus.clone(), obj.clone());
             drop(last);
             self.gains.send_modify(|n| *n += 1);
-            self.moves.send_modify(|n| *n += 1);
+            // No subscriber is no error.
+            let _ = self.moves.send(Move {
+                source: obj,
+                active_child: false,
+            });
         } else if last.get(&obj.bus) == Some(&obj) {
             last.remove(&obj.bus);
         }
@@ -134,9 +150,12 @@ impl FocusLog {
                 if active.len() >= MAX_ACTIVE {
                     active.clear();
                 }
-                active.insert(container, child);
+                active.insert(container.clone(), child);
                 drop(active);
-                self.moves.send_modify(|n| *n += 1);
+                let _ = self.moves.send(Move {
+                    source: container,
+                    active_child: true,
+                });
             }
             return;
         }

@@ -6,7 +6,7 @@ pub(crate) mod apps;
 mod counts;
 mod watch;
 pub(crate) use watch::WalkedNow;
-mod focus;
+pub(crate) mod focus;
 pub(crate) mod popups;
 pub(crate) mod probe;
 mod table;

@@ -417,7 +417,7 @@ async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement)
             }
         }
     }
-    let in_sheet = matches!(node.role, Role::Cell | Role::Paragraph) && in_sheet(atspi, obj).await;
+    let in_sheet = in_sheet(atspi, obj, node.role).await;
     path.push(node);
     let mut probe = Probe {
         path,
@@ -430,30 +430,33 @@ async fn probe_of(atspi: &Atspi, obj: &ObjRef, node: Node, placement: Placement)
     probe
 }
 
-/// How many levels above a focused cell or paragraph its sheet's document is looked for: a
-/// cell sits in the sheet's table, the editor of the cell being typed into in a panel named
-/// after the cell (LibreOffice Calc).
-const SHEET_LEVELS: usize = 3;
-
-/// Whether `obj` (a focused cell, or the paragraph of a cell's editor) belongs to a sheet: a
-/// spreadsheet document holds it within [`SHEET_LEVELS`], whose table moves its own cursor on a
-/// Tab or Return ([`Probe::in_sheet`]).
-async fn in_sheet(atspi: &Atspi, obj: &ObjRef) -> bool {
-    let mut at = obj.clone();
-    for _ in 0..SHEET_LEVELS {
-        let Some(parent) = atspi.parent(&at).await else {
-            return false;
-        };
-        if atspi
-            .role(&parent)
-            .await
-            .is_ok_and(|r| r == translate::atspi_role::DOCUMENT_SPREADSHEET)
-        {
-            return true;
-        }
-        at = parent;
+/// Whether `obj` (a focused cell, or the paragraph of a cell's editor; `role` its role)
+/// belongs to a sheet, whose table moves its own cursor on a Tab or Return
+/// ([`Probe::in_sheet`]): a cell's parent is a table a spreadsheet document holds; the editor
+/// of the cell being typed into sits in a panel (named after the cell) the document holds
+/// (LibreOffice Calc). A paragraph of a text box or a comment is not one: there a Tab or Return
+/// is text.
+async fn in_sheet(atspi: &Atspi, obj: &ObjRef, role: cu_core::model::role::Role) -> bool {
+    use cu_core::model::role::Role;
+    use translate::atspi_role::{DOCUMENT_SPREADSHEET, PANEL, TABLE};
+    let between = match role {
+        Role::Cell => TABLE,
+        Role::Paragraph => PANEL,
+        _ => return false,
+    };
+    let Some(parent) = atspi.parent(obj).await else {
+        return false;
+    };
+    if !atspi.role(&parent).await.is_ok_and(|r| r == between) {
+        return false;
     }
-    false
+    let Some(document) = atspi.parent(&parent).await else {
+        return false;
+    };
+    atspi
+        .role(&document)
+        .await
+        .is_ok_and(|r| r == DOCUMENT_SPREADSHEET)
 }
 
 /// The element the app's last focus event named (`remembered`), as [`focused`] would find it:

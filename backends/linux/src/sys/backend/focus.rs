@@ -1,10 +1,12 @@
 //! Where the keyboard focus is, as the accessibility tree shows it: the focus the app's last
 //! focus event named, confirmed live (focus memory), else a search bounded by what the last
-//! walk saw.
+//! walk saw; and where it moves next, as the app tells it ([`Moves`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
+use cu_core::model::backend::{FocusMove, FocusMoves};
 use cu_core::model::element::SnapshotOptions;
 use cu_core::model::receiver::Probe;
 use cu_core::model::window::WindowId;
@@ -12,9 +14,11 @@ use cu_core::Result;
 
 use super::connected::{Connected, CAUGHT_UP};
 use super::state::WindowEntry;
+use crate::sys::atspi::focus::Move;
 use crate::sys::atspi::probe;
 use crate::sys::atspi::walk::Walked;
-use crate::sys::atspi::ObjRef;
+use crate::sys::atspi::{Atspi, ObjRef};
+use crate::translate::atspi_role;
 
 /// How long an app is given to answer the round trip that brings its last focus events across
 /// the bus before its focused element is searched for.
@@ -26,6 +30,16 @@ const FOCUS_CROSSED: Duration = Duration::from_millis(500);
 const FOCUS_NAMED: Duration = Duration::from_millis(300);
 
 impl Connected {
+    /// The focus moves of `window`'s application from now on ([`Moves`]).
+    pub(super) async fn focus_moves(&self, window: &WindowId) -> Result<Box<dyn FocusMoves>> {
+        let entry = self.entry(window).await?;
+        Ok(Box::new(Moves {
+            atspi: self.atspi.clone(),
+            bus: entry.frame()?.bus.clone(),
+            told: self.atspi.focus.moves(),
+        }))
+    }
+
     /// The focused element as the accessibility tree shows it (the app's last focus event, else
     /// a search of its showing top-levels and the window).
     pub(super) async fn focused_in_tree(&self, window: &WindowId) -> Result<Probe> {
@@ -156,5 +170,44 @@ impl Connected {
             walked.as_deref(),
         )
         .await
+    }
+}
+
+/// The focus moves one application tells ([`Connected::focus_moves`]): a container's new active
+/// child is a cursor's move; focus given to the sheet itself or to the paragraph of a cell's
+/// editor (typing into a cell opens it) is part of moving between cells and waited past; focus
+/// given to anything else (a dialog's button) is a move elsewhere.
+struct Moves {
+    atspi: Atspi,
+    bus: String,
+    told: tokio::sync::broadcast::Receiver<Move>,
+}
+
+#[async_trait]
+impl FocusMoves for Moves {
+    async fn moved(&mut self, within: Duration) -> FocusMove {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let told = match tokio::time::timeout_at(deadline, self.told.recv()).await {
+                Ok(Ok(told)) => told,
+                // Fell behind: what happened is not known.
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {
+                    return FocusMove::Elsewhere
+                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) | Err(_) => {
+                    return FocusMove::Nothing
+                }
+            };
+            if told.source.bus != self.bus {
+                continue;
+            }
+            if told.active_child {
+                return FocusMove::Cursor;
+            }
+            let role = self.atspi.role(&told.source).await;
+            if !role.is_ok_and(|r| r == atspi_role::TABLE || r == atspi_role::PARAGRAPH) {
+                return FocusMove::Elsewhere;
+            }
+        }
     }
 }

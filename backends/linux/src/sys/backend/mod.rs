@@ -388,9 +388,8 @@ impl Backend for LinuxBackend {
         Ok(probe)
     }
 
-    async fn focus_moves(&self, _window: &WindowId) -> Result<Box<dyn FocusMoves>> {
-        let c = self.connected().await?;
-        Ok(Box::new(Moves(c.atspi.focus.moves())))
+    async fn focus_moves(&self, window: &WindowId) -> Result<Box<dyn FocusMoves>> {
+        self.connected().await?.focus_moves(window).await
     }
 
     async fn ancestors(
@@ -525,18 +524,5 @@ impl Resolved {
             Resolved::Text(t) => x.type_text(&t),
             Resolved::Held(syms, event) => x.holding(&syms, || event.send(x)),
         }
-    }
-}
-
-/// The focus moves the accessibility bus tells ([`Backend::focus_moves`]).
-struct Moves(tokio::sync::watch::Receiver<u64>);
-
-#[async_trait]
-impl FocusMoves for Moves {
-    async fn moved(&mut self, within: std::time::Duration) -> bool {
-        matches!(
-            tokio::time::timeout(within, self.0.changed()).await,
-            Ok(Ok(()))
-        )
     }
 }
