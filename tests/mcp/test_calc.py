@@ -144,7 +144,7 @@ async def test_regression_a_calc_sheet_reported_a_menu_bar_too_high_was_walked_e
         # B2 typed by XTEST, outside the server (A1 has the cell cursor): B4 sums B2:B3.
         xid = str(int(win["id"].split(":", 1)[1], 16))
         for cmd in (["windowactivate", "--sync", xid], ["key", "Right", "Down"],
-                    ["type", "--delay", "20", "10"], ["key", "Return"]):
+                    ["key", "--delay", "20", "1", "0", "Return"]):
             subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
 
         async def summed():

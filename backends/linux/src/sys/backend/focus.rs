@@ -173,10 +173,20 @@ impl Connected {
     }
 }
 
+/// What a sheet gives focus to while its cursor moves between cells (LibreOffice Calc): the
+/// sheet's table, a cell, the panel of a cell's editor (named after the cell) and the editor's
+/// paragraph.
+const SHEET_FOCUS: [u32; 4] = [
+    atspi_role::TABLE,
+    atspi_role::TABLE_CELL,
+    atspi_role::PANEL,
+    atspi_role::PARAGRAPH,
+];
+
 /// The focus moves one application tells ([`Connected::focus_moves`]): a container's new active
-/// child is a cursor's move; focus given to the sheet itself or to the paragraph of a cell's
-/// editor (typing into a cell opens it) is part of moving between cells and waited past; focus
-/// given to anything else (a dialog's button) is a move elsewhere.
+/// child is a cursor's move; focus given to what a sheet focuses while its cursor moves
+/// ([`SHEET_FOCUS`]: typing into a cell opens its editor) is waited past; focus given to
+/// anything else (a message box's button) is a move elsewhere.
 struct Moves {
     atspi: Atspi,
     bus: String,
@@ -205,7 +215,8 @@ impl FocusMoves for Moves {
                 return FocusMove::Cursor;
             }
             let role = self.atspi.role(&told.source).await;
-            if !role.is_ok_and(|r| r == atspi_role::TABLE || r == atspi_role::PARAGRAPH) {
+            tracing::debug!(?role, "focus told while a sheet moves");
+            if !role.is_ok_and(|r| SHEET_FOCUS.contains(&r)) {
                 return FocusMove::Elsewhere;
             }
         }
