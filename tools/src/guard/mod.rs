@@ -308,10 +308,11 @@ impl<'s> Sender<'s> {
         let before = self.known_focus();
         // Subscribed before the key goes out, so its move is not missed.
         let was_carried = self.carried.is_some();
-        let mut moves = match (carries, self.carried.take()) {
-            (true, Some(moves)) => Some(moves),
-            (true, None) => self.svc.backend.focus_moves(&self.window).await.ok(),
-            (false, _) => None,
+        let mut moves = match carries {
+            true if was_carried => self.carried.take(),
+            true => self.svc.backend.focus_moves(&self.window).await.ok(),
+            // Letters and spaces typed on in the next cell keep the carry.
+            false => None,
         };
         self.send(event).await?;
         // Paced by the sheet: what follows waits until it moved its cursor (typed on at once,
