@@ -142,10 +142,16 @@ async def test_regression_a_calc_sheet_reported_a_menu_bar_too_high_was_walked_e
         assert again == walked
 
         # B2 typed by XTEST, outside the server (A1 has the cell cursor): B4 sums B2:B3.
+        # The window is given the keyboard itself too (windowfocus): in the full CI run the keys
+        # at times reached no cell after windowactivate alone.
         xid = str(int(win["id"].split(":", 1)[1], 16))
-        for cmd in (["windowactivate", "--sync", xid], ["key", "Right", "Down"],
-                    ["key", "--delay", "20", "1", "0", "Return"]):
+        for cmd in (["windowactivate", "--sync", xid], ["windowfocus", "--sync", xid],
+                    ["key", "Right", "Down"], ["key", "--delay", "20", "1", "0", "Return"]):
             subprocess.run(["xdotool", *cmd], env=dict(os.environ, **server_env), check=True)
+
+        async def typed():
+            return cell_seen_by_pyatspi(win["pid"], 1, 1, server_env) == "10"
+        await poll(typed, "pyatspi reading the typed 10 in B2 (the keys reached the sheet)", timeout=20)
 
         async def summed():
             return cell_seen_by_pyatspi(win["pid"], 3, 1, server_env) == "14"
