@@ -62,11 +62,11 @@ impl Sender<'_> {
         let focus = match reach {
             Reach::MovesFocus | Reach::Other => return Ok(()),
             Reach::AccessKey => return self.judge_access_keys(what).await,
-            // What is typed on into the sheet's next cell is judged as in the cell it left.
-            _ if self.carried.is_some() && matches!(self.focus, Some(Ok(_))) => {
-                self.focus.clone().unwrap_or_else(|| Ok(Probe::nothing()))
-            }
-            _ => self.focus().await.clone(),
+            _ => match (&self.carried, &self.focus) {
+                // What is typed on into the sheet's next cell is judged as in the cell it left.
+                (Some(_), Some(Ok(left))) => Ok(left.clone()),
+                _ => self.focus().await.clone(),
+            },
         };
         if let Ok(f) = &focus {
             // The receiver only: the typed piece never reaches a log.

@@ -80,8 +80,6 @@ impl Connected {
         entry: &WindowEntry,
     ) -> Result<Option<Probe>> {
         let frame = entry.frame()?;
-        let started = std::time::Instant::now();
-        let ms = || started.elapsed().as_secs_f64() * 1000.0;
         // The focus events that reached the bus before now are read first: the one a key just
         // caused (Calc's cell editor after a digit) was often still on its way, and a stale
         // remembered focus costs a search of the whole sheet.
@@ -93,7 +91,6 @@ impl Connected {
             .confirmed_focus(window, frame, entry, &remembered)
             .await
         {
-            tracing::debug!(ms = ms(), "focus: the remembered one, confirmed");
             return Ok(Some(found));
         }
         // An app reached through its own connection answers there before its events have
@@ -106,7 +103,6 @@ impl Connected {
         if matches!(crossed, Ok(Ok(_))) {
             self.atspi.caught_up(CAUGHT_UP).await;
             if let Some(found) = self.focus_now(window, frame, entry).await {
-                tracing::debug!(ms = ms(), "focus: confirmed after a round trip");
                 return Ok(Some(found));
             }
             // The app answered but its focus is still not where it says: the key that moves it
@@ -114,7 +110,6 @@ impl Connected {
             let named = tokio::time::timeout(FOCUS_NAMED, gains.changed()).await;
             if matches!(named, Ok(Ok(()))) {
                 if let Some(found) = self.focus_now(window, frame, entry).await {
-                    tracing::debug!(ms = ms(), "focus: confirmed after the app named it");
                     return Ok(Some(found));
                 }
             }

@@ -345,9 +345,7 @@ impl Backend for LinuxBackend {
     }
 
     async fn focused(&self, window: &WindowId) -> Result<Probe> {
-        let started = std::time::Instant::now();
         let probe = self.connected().await?.focused_in_tree(window).await?;
-        let in_tree_ms = started.elapsed().as_secs_f64() * 1000.0;
         if probe.in_menu() {
             return Ok(probe);
         }
@@ -365,15 +363,7 @@ impl Backend for LinuxBackend {
             _ => None,
         };
         let frame = entry.frame()?;
-        let menu_ms = started.elapsed().as_secs_f64() * 1000.0 - in_tree_ms;
-        let other_top = x11_menu.is_some() || probe::another_top_active(&c.atspi, frame).await;
-        tracing::debug!(
-            in_tree_ms,
-            menu_ms,
-            total_ms = started.elapsed().as_secs_f64() * 1000.0,
-            "focus read parts"
-        );
-        if other_top {
+        if x11_menu.is_some() || probe::another_top_active(&c.atspi, frame).await {
             if let Some(open) = probe::open_menu(&c.atspi, frame, entry.placement()).await {
                 return Ok(open);
             }
